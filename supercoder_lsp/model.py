@@ -1,0 +1,198 @@
+"""Plain typed values that flow between the stages.
+
+Every stage takes and returns these dataclasses; only the CLI and the language
+server know about terminals and editors.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+# --- source -----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Position:
+    """An LSP position: 0-based line, column in UTF-16 code units."""
+
+    line: int
+    character: int
+
+
+@dataclass(frozen=True)
+class Range:
+    start: Position
+    end: Position
+
+
+@dataclass(frozen=True)
+class CType:
+    """A C type reduced to what the harness needs.
+
+    kind is one of "int", "bool", "float", "pointer", "void", "other".
+    bits is the width of ints and floats (8/16/32/64), 64 for pointers, 0 otherwise.
+    For pointers, pointee is the pointed-to type and const says whether it is const.
+    """
+
+    text: str
+    kind: str
+    bits: int = 0
+    signed: bool = False
+    pointee: CType | None = None
+    const: bool = False
+
+    @property
+    def is_scalar(self) -> bool:
+        return self.kind in ("int", "bool", "float")
+
+
+@dataclass(frozen=True)
+class Param:
+    name: str
+    type: CType
+
+
+@dataclass(frozen=True)
+class Signature:
+    ret: CType
+    params: tuple[Param, ...]
+    variadic: bool = False
+
+    def __str__(self) -> str:
+        ps = ", ".join(f"{p.type.text} {p.name}".strip() for p in self.params) or "void"
+        if self.variadic:
+            ps += ", ..."
+        return f"{self.ret.text} ({ps})"
+
+
+@dataclass(frozen=True)
+class CFunction:
+    """One function definition found in a C file."""
+
+    name: str
+    range: Range  # the whole definition
+    name_range: Range  # the identifier
+    signature: Signature | None  # None when the declarator could not be understood
+    text: str  # source text of the definition
+    start_byte: int
+    end_byte: int
+    body_start_byte: int  # offset of the opening brace of the body
+    has_loops: bool
+    loop_depth: int  # deepest loop nesting
+    calls_in_loops: int
+    is_static: bool
+    is_inline: bool
+
+
+# --- build ------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class BuildConfig:
+    """How the project compiles a file: compiler, flags, and where that came from."""
+
+    compiler: str  # "gcc", "clang", "/usr/bin/cc", ...
+    flags: tuple[str, ...]  # without -c/-S/-o and without the source file
+    source: str  # "compile_commands.json:/path", "config:/path/.supercoder.toml", "command line", "default"
+    directory: str  # working directory for the compile
+
+
+# --- proposers ---------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SourceChange:
+    """A source-level change that reproduces a candidate's win."""
+
+    kind: str  # "attribute", "flag", "compiler"
+    text: str  # e.g. '__attribute__((target("popcnt")))' or '-march=native'
+    description: str
+
+
+@dataclass
+class Candidate:
+    """One proposed replacement assembly for one function."""
+
+    function: str
+    assembly: str  # self-contained: assembles alone into an object defining `function`
+    origin: str  # "compilers:clang -O3 -march=native", "replay:DIR/f/good.s", ...
+    label: str  # short unique name within the function, used for files
+    source_change: SourceChange | None = None
+
+
+# --- verdicts and measurements ------------------------------------------------
+
+ACCEPTED = "accepted"
+REJECTED = "rejected"
+
+REASONS = (
+    "assemble-error",
+    "link-error",
+    "unsafe",
+    "wrong-output",
+    "crash",
+    "timeout",
+    "abi-violation",
+    "unsupported-cpu",
+    "not-faster",
+    "duplicate",
+)
+
+
+@dataclass
+class Timing:
+    """A speedup measured side by side: t(baseline)/t(candidate), > 1 is faster."""
+
+    method: str  # "interleaved" or "hyperfine"
+    speedup: float  # median ratio
+    ci: tuple[float, float]  # 95% interval of the ratio
+    noise: tuple[float, float] | None = None  # A/A interval measured in the same run
+    significant: bool = False  # faster beyond the noise floor (in every alignment)
+    per_alignment: list[dict] = field(default_factory=list)
+    samples: dict = field(default_factory=dict)  # raw samples (ns per call or seconds per run)
+    detail: str = ""
+
+
+@dataclass
+class CandidateResult:
+    label: str
+    origin: str
+    status: str  # ACCEPTED or REJECTED
+    reason: str | None  # one of REASONS when rejected
+    detail: str  # human-readable: the failing input, the clobbered register, ...
+    assembly: str
+    features: list[str] = field(default_factory=list)  # notable instructions the baseline lacks
+    cpu_features: list[str] = field(default_factory=list)  # CPU flags the candidate needs
+    inputs_checked: int = 0
+    tests_passed: int = 0
+    timing: Timing | None = None
+    program_timing: Timing | None = None
+    source_change: SourceChange | None = None
+    stage_seconds: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def speedup(self) -> float | None:
+        return self.timing.speedup if self.timing else None
+
+
+@dataclass
+class FunctionResult:
+    name: str
+    range: Range | None
+    signature: str
+    status: str  # "done", "unsupported", "error"
+    detail: str
+    hotness: float
+    baseline_assembly: str = ""
+    harness: str = ""  # what the function-level harness could do, or why not
+    candidates: list[CandidateResult] = field(default_factory=list)
+    best: str | None = None  # label of the best accepted candidate
+    cached: bool = False
+    stage_seconds: dict[str, float] = field(default_factory=dict)
+
+    def best_result(self) -> CandidateResult | None:
+        for c in self.candidates:
+            if c.label == self.best:
+                return c
+        return None
