@@ -1,0 +1,71 @@
+"""Run the compiler, the assembler and the linker.
+
+Every call has a timeout and turns failure into BuildError with the tool's
+own message, so one bad candidate or function never stops the others.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+from .. import tools
+from ..model import BuildConfig
+
+NOTE_GNU_STACK = '\n\t.section\t.note.GNU-stack,"",@progbits\n'
+
+
+class BuildError(RuntimeError):
+    def __init__(self, what: str, output: str, timed_out: bool = False):
+        self.what = what
+        self.output = output.strip()
+        self.timed_out = timed_out
+        super().__init__(f"{what}: {self.output[:2000]}")
+
+
+def run_tool(argv: list[str], what: str, cwd: str | None = None, timeout: float = 120) -> None:
+    tools.require(argv[0])
+    try:
+        p = subprocess.run(argv, cwd=cwd, capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        raise BuildError(what, f"timed out after {timeout:.0f}s: {' '.join(argv)}", timed_out=True)
+    if p.returncode != 0:
+        raise BuildError(what, p.stderr or p.stdout or f"exit code {p.returncode}")
+
+
+def asm_flags(flags: tuple[str, ...] | list[str]) -> list[str]:
+    """The project's flags made fit for assembly that will be cut: no debug info, no LTO."""
+    return [f for f in flags if not f.startswith("-g") and not f.startswith("-flto")] + ["-g0"]
+
+
+def compile_to_asm(src: str | os.PathLike, cfg: BuildConfig, out: str | os.PathLike,
+                   extra: tuple[str, ...] = (), compiler: str | None = None, timeout: float = 120) -> str:
+    """`cc FLAGS -S -g0 src -o out`; returns the assembly text."""
+    argv = [compiler or cfg.compiler, *asm_flags([*cfg.flags, *extra]), "-S", str(Path(src).resolve()), "-o", str(Path(out).resolve())]
+    run_tool(argv, "compile", cwd=cfg.directory, timeout=timeout)
+    return Path(out).read_text()
+
+
+def compile_object(src: str | os.PathLike, cfg: BuildConfig, out: str | os.PathLike,
+                   extra: tuple[str, ...] = (), timeout: float = 120) -> None:
+    argv = [cfg.compiler, *cfg.flags, *extra, "-c", str(Path(src).resolve()), "-o", str(Path(out).resolve())]
+    run_tool(argv, "compile", cwd=cfg.directory, timeout=timeout)
+
+
+def assemble(asm_text: str, out_obj: str | os.PathLike, timeout: float = 60) -> None:
+    """Assemble one self-contained .s text into an object (non-executable stack)."""
+    out_obj = Path(out_obj)
+    src = out_obj.with_suffix(".s")
+    src.write_text(asm_text.rstrip("\n") + "\n" + NOTE_GNU_STACK)
+    run_tool(["gcc", "-c", "-x", "assembler", str(src), "-o", str(out_obj)], "assemble", timeout=timeout)
+
+
+def link(objs: list[str | os.PathLike], out_exe: str | os.PathLike, extra: tuple[str, ...] = (),
+         compiler: str = "gcc", timeout: float = 60) -> None:
+    argv = [compiler, *map(str, objs), "-o", str(out_exe), *extra, "-lm"]
+    run_tool(argv, "link", timeout=timeout)
+
+
+def objcopy(obj: str | os.PathLike, *args: str) -> None:
+    run_tool(["objcopy", *args, str(obj)], "objcopy")

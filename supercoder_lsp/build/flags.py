@@ -1,0 +1,146 @@
+"""Where a file's compiler and flags come from.
+
+Precedence, highest first:
+  1. the command line (--cc / --cflags), when given;
+  2. compile_commands.json, searched upward from the file as clangd does
+     (each directory and its build/ subdirectory);
+  3. the project file .supercoder.toml ([build] compiler, flags), searched upward;
+  4. the default: gcc -O3.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import tomllib
+from pathlib import Path
+
+from ..model import BuildConfig
+
+DEFAULT_COMPILER = "gcc"
+DEFAULT_FLAGS = ("-O3",)
+CONFIG_NAME = ".supercoder.toml"
+
+# Flags that say what to produce or where; we choose those ourselves.
+_DROP_ALONE = {"-c", "-S", "-E", "-MD", "-MMD", "-MP", "-M", "-MM", "-pipe", "-flto", "-save-temps"}
+_DROP_WITH_ARG = {"-o", "-MF", "-MT", "-MQ"}
+
+
+class ConfigError(ValueError):
+    """A compile_commands.json or .supercoder.toml that cannot be used."""
+
+
+def _upward(start: Path):
+    d = start if start.is_dir() else start.parent
+    d = d.resolve()
+    while True:
+        yield d
+        if d.parent == d:
+            return
+        d = d.parent
+
+
+def find_compile_commands(path: str | os.PathLike) -> Path | None:
+    for d in _upward(Path(path)):
+        for cand in (d / "compile_commands.json", d / "build" / "compile_commands.json"):
+            if cand.is_file():
+                return cand
+    return None
+
+
+def find_config(path: str | os.PathLike) -> Path | None:
+    for d in _upward(Path(path)):
+        if (d / CONFIG_NAME).is_file():
+            return d / CONFIG_NAME
+    return None
+
+
+def clean_flags(args: list[str], source: str | None = None) -> tuple[str, ...]:
+    """Drop output-selection flags and the source file from a compiler argv tail."""
+    out: list[str] = []
+    skip = False
+    for a in args:
+        if skip:
+            skip = False
+            continue
+        if a in _DROP_WITH_ARG:
+            skip = True
+            continue
+        if a in _DROP_ALONE or a.startswith("-flto") or a.startswith("-o") and len(a) > 2 and a[2] != "f":
+            continue
+        if a.startswith("-g"):  # debug info is never wanted in assembly we cut
+            continue
+        if source and not a.startswith("-") and (a == source or a.endswith((".c", ".i"))):
+            continue
+        out.append(a)
+    return tuple(out)
+
+
+def from_compile_commands(db: Path, file: Path) -> BuildConfig | None:
+    try:
+        entries = json.loads(db.read_text())
+    except (OSError, json.JSONDecodeError) as e:
+        raise ConfigError(f"{db}: not valid JSON ({e}); regenerate it (e.g. `bear -- make` or cmake -DCMAKE_EXPORT_COMPILE_COMMANDS=ON)") from e
+    if not isinstance(entries, list):
+        raise ConfigError(f"{db}: expected a JSON array of compile commands")
+    want = file.resolve()
+    for e in entries:
+        if not isinstance(e, dict) or "file" not in e:
+            continue
+        directory = Path(e.get("directory", db.parent))
+        f = Path(e["file"])
+        if not f.is_absolute():
+            f = directory / f
+        if f.resolve() != want:
+            continue
+        argv = e.get("arguments") or shlex.split(e.get("command", ""))
+        if not argv:
+            continue
+        return BuildConfig(
+            compiler=argv[0],
+            flags=clean_flags(argv[1:], e["file"]),
+            source=f"compile_commands.json:{db}",
+            directory=str(directory),
+        )
+    return None
+
+
+def from_config(cfg: Path) -> BuildConfig | None:
+    try:
+        data = tomllib.loads(cfg.read_text())
+    except (OSError, tomllib.TOMLDecodeError) as e:
+        raise ConfigError(f"{cfg}: cannot be read as TOML ({e})") from e
+    build = data.get("build", {})
+    if not isinstance(build, dict) or not build:
+        return None
+    compiler = build.get("compiler", DEFAULT_COMPILER)
+    flags = build.get("flags", list(DEFAULT_FLAGS))
+    if isinstance(flags, str):
+        flags = shlex.split(flags)
+    if not isinstance(compiler, str) or not all(isinstance(f, str) for f in flags):
+        raise ConfigError(f"{cfg}: [build] compiler must be a string and flags a list of strings")
+    return BuildConfig(compiler, clean_flags(list(flags)), f"config:{cfg}", str(cfg.parent))
+
+
+def resolve(file: str | os.PathLike, *, compiler: str | None = None, flags: str | None = None) -> BuildConfig:
+    """The BuildConfig for `file`, following the precedence in the module docstring."""
+    file = Path(file)
+    if compiler or flags:
+        return BuildConfig(
+            compiler or DEFAULT_COMPILER,
+            clean_flags(shlex.split(flags)) if flags is not None else DEFAULT_FLAGS,
+            "command line",
+            str(file.resolve().parent),
+        )
+    db = find_compile_commands(file)
+    if db:
+        found = from_compile_commands(db, file)
+        if found:
+            return found
+    cfg = find_config(file)
+    if cfg:
+        found = from_config(cfg)
+        if found:
+            return found
+    return BuildConfig(DEFAULT_COMPILER, DEFAULT_FLAGS, "default", str(file.resolve().parent))

@@ -1,0 +1,103 @@
+/* Runtime shared by the generated verification and timing harnesses:
+ * a seeded PRNG, guarded buffers and the FNV hash of outputs. */
+#ifndef SC_RT_H
+#define SC_RT_H
+#define _GNU_SOURCE
+#include <math.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+static inline uint64_t sc_mix(uint64_t z) {
+    z += 0x9e3779b97f4a7c15ULL;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+typedef struct { uint64_t s; } sc_rng;
+static inline uint64_t sc_next(sc_rng *r) { r->s += 0x9e3779b97f4a7c15ULL; return sc_mix(r->s); }
+static inline uint64_t sc_below(sc_rng *r, uint64_t n) { return n ? sc_next(r) % n : 0; }
+
+/* A random integer of the given width: uniform bits, a random bit length,
+ * a small value, or one near a power of two, so that loops over bits and
+ * digits see short and long runs alike. Returned sign-extended (signed) or
+ * zero-extended (unsigned) to 64 bits. */
+static inline uint64_t sc_rand_int(sc_rng *r, int bits, int is_signed) {
+    uint64_t v, k = sc_below(r, 8);
+    if (k < 3) v = sc_next(r);
+    else if (k < 6) { int len = (int)sc_below(r, bits + 1); v = len ? (sc_next(r) >> (64 - len)) : 0; if (len && sc_below(r, 2)) v |= 1ULL << (len - 1); }
+    else if (k < 7) v = sc_below(r, 256);
+    else { int p = (int)sc_below(r, bits); v = (1ULL << p) + (uint64_t)(int64_t)((int)sc_below(r, 3) - 1); }
+    if (bits < 64) v &= (1ULL << bits) - 1;
+    if (is_signed) {
+        uint64_t mask = bits < 64 ? (1ULL << bits) - 1 : ~0ULL;
+        if (bits < 64 && ((v >> (bits - 1)) & 1)) v |= ~mask;      /* sign-extend */
+        if (sc_below(r, 3) == 0) {                                 /* small negatives too */
+            v = (0 - v) & mask;
+            if (bits < 64 && ((v >> (bits - 1)) & 1)) v |= ~mask;
+        }
+    }
+    return v;
+}
+
+static inline uint64_t sc_clamp(uint64_t v, int is_signed, uint64_t lo, uint64_t hi) {
+    if (is_signed) {
+        int64_t s = (int64_t)v, l = (int64_t)lo, h = (int64_t)hi;
+        if (s >= l && s <= h) return v;
+        uint64_t span = (uint64_t)(h - l) + 1;
+        return (uint64_t)(l + (int64_t)(span ? (uint64_t)s % span : (uint64_t)s));
+    }
+    if (v >= lo && v <= hi) return v;
+    uint64_t span = hi - lo + 1;
+    return lo + (span ? v % span : v);
+}
+
+static inline double sc_rand_double(sc_rng *r) {
+    uint64_t k = sc_below(r, 6), b;
+    double d;
+    switch (k) {
+    case 0: b = sc_next(r); memcpy(&d, &b, 8); return d; /* any bit pattern */
+    case 1: return (double)(int64_t)sc_below(r, 2001) - 1000.0;
+    case 2: return ((double)(sc_next(r) >> 11) / 9007199254740992.0) * 2.0 - 1.0;
+    default: return ((double)(sc_next(r) >> 11) / 9007199254740992.0 - 0.5) * 2e6;
+    }
+}
+
+/* Guarded buffers: the data ends exactly where a PROT_NONE page begins, so
+ * reading one byte past the end crashes instead of passing by luck. */
+typedef struct { unsigned char *base; size_t cap; } sc_guard;
+static inline void sc_guard_init(sc_guard *g, size_t bytes) {
+    long pg = sysconf(_SC_PAGESIZE);
+    size_t cap = (bytes + pg - 1) / pg * pg + pg;
+    unsigned char *m = mmap(NULL, cap + pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (m == MAP_FAILED) { perror("mmap"); exit(70); }
+    mprotect(m + cap, pg, PROT_NONE);
+    g->base = m; g->cap = cap;
+}
+static inline void *sc_guard_place(sc_guard *g, size_t bytes) { return g->base + g->cap - bytes; }
+
+static inline uint64_t sc_fnv(uint64_t h, const void *p, size_t n) {
+    const unsigned char *c = p;
+    for (size_t i = 0; i < n; i++) { h ^= c[i]; h *= 0x100000001b3ULL; }
+    return h;
+}
+
+static inline uint64_t sc_now_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+/* async-signal-safe decimal print */
+static inline void sc_write_u64(int fd, uint64_t v) {
+    char b[24]; int i = 23; b[i] = 0;
+    do { b[--i] = '0' + v % 10; v /= 10; } while (v);
+    (void)!write(fd, b + i, 23 - i);
+}
+static inline void sc_write_s(int fd, const char *s) { (void)!write(fd, s, strlen(s)); }
+#endif
