@@ -17,8 +17,9 @@ from importlib import resources
 from pathlib import Path
 
 from .. import build
+from ..harness import include_dir
 from .harness_c import render_verify
-from .plan import Plan
+from ..harness.plan import Plan
 from .sandbox import run_limited
 
 RECORD = 16
@@ -33,8 +34,8 @@ class Check:
     inputs: int
 
 
-def _runtime_dir() -> Path:
-    return Path(str(resources.files("supercoder_lsp.verify")))
+def _pkg_dir(pkg: str) -> Path:
+    return Path(str(resources.files(pkg)))
 
 
 def rename_symbol(obj_in: Path, obj_out: Path, name: str, new: str) -> None:
@@ -61,18 +62,18 @@ class FunctionHarness:
 
     # -- building -------------------------------------------------------------
     def _build_runtime(self) -> None:
-        rt = _runtime_dir()
+        rt = include_dir()
         src = self.dir / "harness.c"
         src.write_text(render_verify(self.plan, self.seed, self.n_random))
         build.run_tool(["gcc", "-O1", "-g0", "-w", "-I", str(rt), "-c", str(src), "-o", str(self.dir / "harness.o")], "compile harness")
-        build.run_tool(["gcc", "-c", str(rt / "tramp.S"), "-o", str(self.dir / "tramp.o")], "assemble trampoline")
+        build.run_tool(["gcc", "-c", str(_pkg_dir("supercoder_lsp.verify") / "tramp.S"), "-o", str(self.dir / "tramp.o")], "assemble trampoline")
 
     def link(self, impl_obj: Path, tag: str) -> Path:
         """Link the harness with an object defining the function; raises BuildError."""
         renamed = self.dir / f"{tag}.impl.o"
         rename_symbol(impl_obj, renamed, self.name, HARNESS_SYMBOL)
         exe = self.dir / f"{tag}.harness"
-        build.link([self.dir / "harness.o", self.dir / "tramp.o", renamed, *self.support], exe, extra=("-no-pie",))
+        build.link([self.dir / "harness.o", self.dir / "tramp.o", renamed, *self.support], exe)
         return exe
 
     def prepare(self, base_obj: Path) -> None:

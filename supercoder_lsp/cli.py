@@ -1,0 +1,207 @@
+"""The `supercoder` command.
+
+Exit codes:
+  0  the run finished (whether or not a faster verified candidate was found)
+  1  an unexpected internal error
+  2  bad usage or input (file missing, unknown function, bad option or config)
+  3  a required tool is missing (gcc, hyperfine, valgrind): the message names the install command
+  4  the input file does not compile with its flags
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from rich.console import Console
+from rich.markup import escape
+from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from . import __version__, build
+from .pipeline import PROPOSERS, SCHEMA_VERSION, InputError, Options, Pipeline, Report
+from .serialize import to_json
+from .tools import ToolMissing
+
+EXIT_OK, EXIT_INTERNAL, EXIT_USAGE, EXIT_TOOL, EXIT_BUILD = 0, 1, 2, 3, 4
+
+
+def _bound(text: str) -> tuple[str, str, list]:
+    """FUNCTION.PARAM=LOW:HIGH or PARAM=LOW:HIGH"""
+    try:
+        lhs, rhs = text.split("=", 1)
+        lo, hi = rhs.split(":", 1)
+        fn, _, param = lhs.rpartition(".")
+        conv = float if any(c in lo + hi for c in ".eE") and not lo.lower().startswith("0x") else (lambda s: int(s, 0))
+        return fn, param, [conv(lo), conv(hi)]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"'{text}' is not FUNCTION.PARAM=LOW:HIGH (e.g. arrmax.n=0:1000)")
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="supercoder", description="Find hot C functions, propose faster assembly, "
+                                "keep only what is verified and measured.")
+    p.add_argument("--version", action="version", version=f"supercoder {__version__}")
+    sub = p.add_subparsers(dest="command", required=True)
+    o = sub.add_parser("optimize", help="optimize the hot functions of a C file",
+                       epilog="Exit codes: 0 finished, 1 internal error, 2 bad input, 3 missing tool, 4 file does not compile.")
+    o.add_argument("file", type=Path)
+    o.add_argument("-f", "--function", action="append", default=[], help="optimize this function (repeatable); default: the top-k hot ones")
+    o.add_argument("-k", "--top", type=int, default=3, help="how many hot functions to optimize (default 3)")
+    o.add_argument("-p", "--proposer", default=None, help=f"comma-separated proposers: {', '.join(PROPOSERS)} "
+                   "(default: compilers, or replay when --candidates is given)")
+    o.add_argument("--candidates", type=Path, help="replay proposer: DIR/<function>/*.s")
+    o.add_argument("-n", "--samples", type=int, default=8, help="candidates per proposer per function (best-of-N, default 8)")
+    o.add_argument("--tests", type=Path, help="program tests: DIR of NAME.in / NAME.out pairs (exact stdout match)")
+    o.add_argument("--bench-input", type=Path, help="stdin for whole-program timing and profiling")
+    o.add_argument("--workload", help="command for whole-program timing and profiling; {exe} stands for the program")
+    o.add_argument("--inputs", type=int, default=100_000, help="random inputs for the function harness (default 100000)")
+    o.add_argument("--bound", type=_bound, action="append", default=[], metavar="FUNC.PARAM=LO:HI",
+                   help="input bounds for a parameter (for an array or string: its length)")
+    o.add_argument("--rounds", type=int, default=60, help="interleaved timing rounds per alignment (default 60)")
+    o.add_argument("--min-speedup", type=float, default=1.02, help="smallest speedup ever claimed (default 1.02)")
+    o.add_argument("--cc", help="compiler (overrides compile_commands.json and .supercoder.toml)")
+    o.add_argument("--cflags", help="compiler flags, one string (overrides compile_commands.json and .supercoder.toml)")
+    o.add_argument("--no-cache", action="store_true", help="do not read or write the results cache")
+    o.add_argument("--cache-dir", type=Path, help="results cache directory (default: the user cache dir)")
+    o.add_argument("--keep-work", type=Path, help="keep every intermediate file in this directory")
+    o.add_argument("--json", action="store_true", help="print the JSON report to stdout")
+    o.add_argument("-o", "--output", type=Path, help="also write the JSON report to this file")
+    return p
+
+
+def options_from(a: argparse.Namespace) -> Options:
+    proposers = tuple(x.strip() for x in a.proposer.split(",") if x.strip()) if a.proposer else (
+        ("replay",) if a.candidates else ("compilers",))
+    bounds: dict[str, dict[str, list]] = {}
+    for fn, param, b in a.bound:
+        fns = [fn] if fn else (a.function or ["*"])
+        for f in fns:
+            bounds.setdefault(f, {})[param] = b
+    if "*" in bounds:
+        raise InputError("--bound without a function name needs --function; write FUNC.PARAM=LO:HI")
+    if a.samples < 1 or a.top < 1 or a.inputs < 0 or a.rounds < 6:
+        raise InputError("--samples and --top must be >= 1, --inputs >= 0 and --rounds >= 6")
+    return Options(proposers=proposers, samples=a.samples, candidates_dir=a.candidates, tests_dir=a.tests,
+                   bench_input=a.bench_input, workload=a.workload, functions=tuple(a.function), top=a.top,
+                   bounds=bounds, n_random=a.inputs, rounds=a.rounds, min_speedup=a.min_speedup,
+                   compiler=a.cc, flags=a.cflags, use_cache=not a.no_cache, cache_dir=a.cache_dir, keep_dir=a.keep_work)
+
+
+def report_json(rep: Report) -> dict:
+    funcs = []
+    for f in rep.functions:
+        cands = []
+        for c in f.candidates:
+            d = to_json(c)
+            d["speedup"] = c.timing.speedup if c.timing else None
+            d["speedup_ci"] = list(c.timing.ci) if c.timing else None
+            d["program_speedup"] = c.program_timing.speedup if c.program_timing else None
+            d["program_speedup_ci"] = list(c.program_timing.ci) if c.program_timing else None
+            cands.append(d)
+        best = f.best_result()
+        funcs.append({
+            "name": f.name, "range": to_json(f.range), "signature": f.signature, "status": f.status, "detail": f.detail,
+            "hotness": f.hotness, "harness": f.harness, "cached": f.cached, "stage_seconds": f.stage_seconds,
+            "baseline": {"assembly": f.baseline_assembly},
+            "candidates": cands,
+            "best": None if best is None else {
+                "label": best.label, "origin": best.origin,
+                "speedup": best.timing.speedup if best.timing else None,
+                "speedup_ci": list(best.timing.ci) if best.timing else None,
+                "program_speedup": best.program_timing.speedup if best.program_timing else None,
+                "program_speedup_ci": list(best.program_timing.ci) if best.program_timing else None,
+                "features": best.features, "cpu_features": best.cpu_features,
+                "source_change": to_json(best.source_change), "assembly": best.assembly,
+            },
+        })
+    return {"schema_version": SCHEMA_VERSION, "tool": f"supercoder {__version__}", "file": rep.path,
+            "environment": rep.environment, "notes": rep.notes, "seconds": rep.seconds, "functions": funcs}
+
+
+def _speed(c) -> str:
+    t = c.timing or c.program_timing
+    if t is None:
+        return "-"
+    return f"{t.speedup:.2f}x ({t.ci[0]:.2f}-{t.ci[1]:.2f})"
+
+
+def print_table(rep: Report, console: Console) -> None:
+    env = rep.environment
+    console.print(f"[bold]{rep.path}[/]  {env['compiler']} {' '.join(env['flags'])}  ({env['flags_from']})  "
+                  f"on {env['cpu_model']}")
+    for note in rep.notes:
+        console.print(f"[dim]note: {note}[/]")
+    for f in rep.functions:
+        best = f.best_result()
+        console.print()
+        head = f"[bold]{f.name}[/] {f.signature}" + ("  [dim](cached)[/]" if f.cached else "")
+        console.print(head)
+        if best is not None:
+            t = best.timing or best.program_timing
+            uses = f", uses {', '.join(best.features)}" if best.features else ""
+            how = f"verified on {best.inputs_checked:,} inputs" if best.inputs_checked else f"{best.tests_passed} program tests pass"
+            console.print(f"  [green]{t.speedup:.2f}x faster (95% CI {t.ci[0]:.2f}-{t.ci[1]:.2f}){uses} - {how}[/]  ({escape(best.label)})")
+            if best.program_timing and best.timing:
+                console.print(f"  whole program: {best.program_timing.detail}")
+            if best.source_change:
+                console.print(f"  source-level change: [cyan]{best.source_change.text}[/] ({best.source_change.description})")
+        else:
+            console.print(f"  [yellow]{f.detail}[/]" if f.status == "done" else f"  [red]{f.status}:[/] {f.detail}")
+        if not f.candidates:
+            continue
+        t = Table(show_header=True, header_style="bold", box=None, pad_edge=False)
+        for col in ("candidate", "verdict", "speedup (95% CI)", "features", "detail"):
+            t.add_column(col, overflow="fold")
+        for c in f.candidates:
+            verdict = "[green]accepted[/]" if c.status == "accepted" else f"[red]{c.reason}[/]"
+            t.add_row(c.label, verdict, _speed(c), ", ".join(c.features), c.detail.splitlines()[0][:160] if c.detail else "")
+        console.print(t)
+
+
+def optimize(a: argparse.Namespace) -> int:
+    err = Console(stderr=True)
+    opts = options_from(a)
+    with Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(), console=err,
+                  transient=True) as prog:
+        task = prog.add_task("starting", total=None)
+
+        def progress(fn: str, stage: str) -> None:
+            prog.update(task, description=f"{fn + ': ' if fn else ''}{stage}")
+
+        rep = Pipeline(opts, progress).run(a.file)
+    data = report_json(rep)
+    if a.output:
+        a.output.write_text(json.dumps(data, indent=2))
+    if a.json:
+        sys.stdout.write(json.dumps(data, indent=2) + "\n")
+    else:
+        print_table(rep, Console())
+    return EXIT_OK
+
+
+def main(argv: list[str] | None = None) -> int:
+    a = parser().parse_args(argv)
+    err = Console(stderr=True)
+    try:
+        if a.command == "optimize":
+            return optimize(a)
+    except ToolMissing as e:
+        err.print(f"[red]error:[/] {e}")
+        return EXIT_TOOL
+    except (InputError, FileNotFoundError) as e:
+        err.print(f"[red]error:[/] {e}")
+        return EXIT_USAGE
+    except build.BuildError as e:
+        err.print(f"[red]error:[/] {a.file} does not compile with its flags:\n{e.output}")
+        return EXIT_BUILD
+    except KeyboardInterrupt:
+        err.print("interrupted")
+        return 130
+    return EXIT_INTERNAL
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,60 @@
+"""Whole-program timing with hyperfine.
+
+The baseline runs twice (before and after the candidate, in one hyperfine
+invocation) so that the same run measures its own A/A noise. Runs take input
+from --bench-input (a shell redirection: hyperfine 1.15 has no --input) or a
+--workload command in which {exe} stands for the program.
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+import subprocess
+from pathlib import Path
+
+from .. import tools
+from ..model import Timing
+from .stats import noise_floor, ratio_of_medians_ci
+
+
+def command_for(exe: Path, bench_input: Path | None, workload: str | None) -> str:
+    if workload:
+        if "{exe}" not in workload:
+            raise ValueError("--workload must contain {exe} where the program goes, e.g. --workload '{exe} < big.txt'")
+        return workload.replace("{exe}", shlex.quote(str(exe)))
+    if bench_input:
+        return f"{shlex.quote(str(exe))} < {shlex.quote(str(bench_input))}"
+    raise ValueError("program timing needs --bench-input FILE or --workload CMD")
+
+
+def time_programs(base_exe: Path, cand_exe: Path, *, bench_input: Path | None = None, workload: str | None = None,
+                  workdir: Path, warmup: int = 2, min_runs: int = 10, min_speedup: float = 1.02,
+                  timeout: float = 900) -> Timing:
+    hf = tools.require("hyperfine", "whole-program timing")
+    base_cmd = command_for(base_exe, bench_input, workload)
+    cand_cmd = command_for(cand_exe, bench_input, workload)
+    out = workdir / f"hyperfine-{cand_exe.name}.json"
+    argv = [hf, "--style", "none", "--warmup", str(warmup), "--min-runs", str(min_runs), "--export-json", str(out),
+            "-n", "baseline", base_cmd, "-n", "candidate", cand_cmd, "-n", "baseline-again", base_cmd]
+    p = subprocess.run(argv, capture_output=True, text=True, timeout=timeout, cwd=workdir)
+    if p.returncode != 0:
+        raise RuntimeError(f"hyperfine failed: {(p.stderr or p.stdout).strip()[:1000]}")
+    res = json.loads(out.read_text())["results"]
+    b1, c, b2 = res[0]["times"], res[1]["times"], res[2]["times"]
+    base = b1 + b2
+    med, lo, hi = ratio_of_medians_ci(base, c)
+    _, aa_lo, aa_hi = ratio_of_medians_ci(b1, b2)
+    floor = noise_floor(aa_lo, aa_hi, min_speedup)
+    significant = lo > floor
+    mean = res[0]["mean"]
+    note = " (runs under 100 ms: too short to time reliably; use a bigger input)" if mean < 0.1 else ""
+    if significant:
+        detail = f"program {med:.2f}x faster (95% CI {lo:.2f}-{hi:.2f})"
+    elif hi < 1 / floor:
+        detail = f"program slower: {med:.2f}x (95% CI {lo:.2f}-{hi:.2f})"
+    else:
+        detail = f"program: no significant difference, {med:.2f}x (95% CI {lo:.2f}-{hi:.2f}; A/A {aa_lo:.2f}-{aa_hi:.2f})"
+    return Timing("hyperfine", med, (lo, hi), (aa_lo, aa_hi), significant, [],
+                  {"unit": "seconds per run", "baseline": b1, "candidate": c, "baseline_again": b2,
+                   "exit_codes": [r.get("exit_codes") for r in res]}, detail + note)

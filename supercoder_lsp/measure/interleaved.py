@@ -1,0 +1,171 @@
+"""Function-level timing: baseline, a copy of the baseline and the candidate,
+interleaved in one process, over several code alignments.
+
+Plain hyperfine cannot see small differences on these machines, and code
+alignment alone can move identical code by 2x. So each alignment gets its
+own executable holding three copies placed at the same offset from a 64-byte
+boundary: the baseline (t0), the baseline again (t1, the A/A control that
+measures the noise floor in that very layout) and the candidate (t2). Rounds
+rotate the order of the three; each round times a batch of calls over the
+same inputs the verifier used. The ratio per round is the geometric mean of
+the two baseline copies' times over the candidate's time.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from .. import build
+from ..harness import include_dir
+from ..harness.inputs_c import call_args, render_inputs, ret_ctype
+from ..harness.plan import Plan
+from ..model import Timing
+from ..verify.sandbox import run_limited
+from .stats import median_ci, noise_floor
+
+OFFSETS = (0, 16, 32, 48)
+N_TIMING_INPUTS = 512
+
+
+def render_timing(plan: Plan, seed: int) -> str:
+    ret = ret_ctype(plan)
+    types, vals = call_args(plan, poison=False)
+    vals = [v.replace("in->", "in[j].") for v in vals]
+    proto = ", ".join(types)
+    body = (f"{{ {ret} v = fn({', '.join(vals)}); uint64_t b = 0; memcpy(&b, &v, sizeof v); acc += b; }}"
+            if plan.ret else f"fn({', '.join(vals)}); acc++;")
+    copies = []
+    for k, p in enumerate(plan.params):
+        if p.role in ("array", "cstring"):
+            size = f"(src->len[{k}] * sizeof({p.elem.ctype}))" if p.role == "array" else f"(src->len[{k}] + 1)"
+            copies.append(f"{{ size_t nb = {size}; void *m = malloc(nb ? nb : 1); memcpy(m, src->pv[{k}], nb); dst->pv[{k}] = m; }}")
+    return f"""#include "sc_rt.h"
+{render_inputs(plan, seed, N_TIMING_INPUTS * 4)}
+typedef {ret} (*sc_fn_t)({proto});
+extern {ret} sc_t0({proto}), sc_t1({proto}), sc_t2({proto});
+static sc_fn_t fns[3] = {{ sc_t0, sc_t1, sc_t2 }};
+#define M {N_TIMING_INPUTS}
+static sc_input T[3][M];
+static volatile uint64_t sink;
+
+static uint64_t batch(int f, long reps) {{
+    sc_fn_t fn = fns[f]; sc_input *in = T[f]; uint64_t acc = 0;
+    uint64_t t0 = sc_now_ns();
+    for (long r = 0; r < reps; r++)
+        for (int j = 0; j < M; j++) {body}
+    uint64_t t1 = sc_now_ns();
+    sink = acc;
+    return t1 - t0;
+}}
+
+int main(int argc, char **argv) {{
+    if (argc != 3) {{ fprintf(stderr, "usage: %s ROUNDS BATCH_NS\\n", argv[0]); return 2; }}
+    int rounds = atoi(argv[1]); uint64_t target = strtoull(argv[2], 0, 10);
+    sc_setup();
+    sc_input tmp;
+    for (int j = 0; j < M; j++) {{
+        /* random inputs only: the timing should reflect typical calls, not edge cases */
+        sc_gen(SC_NEDGE + (uint64_t)j, &tmp);
+        for (int f = 0; f < 3; f++) {{ sc_input *src = &tmp, *dst = &T[f][j]; *dst = *src; {' '.join(copies)} (void)src; (void)dst; }}
+    }}
+    long reps = 1;
+    for (;;) {{ uint64_t t = batch(0, reps); if (t >= target || reps > (1L << 30)) break; reps = t ? (long)(reps * (double)target / t) + 1 : reps * 16; }}
+    for (int w = 0; w < 3; w++) for (int f = 0; f < 3; f++) batch(f, reps);
+    static const int order[6][3] = {{{{0,1,2}},{{1,2,0}},{{2,0,1}},{{0,2,1}},{{2,1,0}},{{1,0,2}}}};
+    printf("calls %ld\\n", reps * M);
+    for (int r = 0; r < rounds; r++) {{
+        uint64_t t[3];
+        for (int s = 0; s < 3; s++) {{ int f = order[r % 6][s]; t[f] = batch(f, reps); }}
+        printf("%llu %llu %llu\\n", (unsigned long long)t[0], (unsigned long long)t[1], (unsigned long long)t[2]);
+    }}
+    return 0;
+}}
+"""
+
+
+def _padded(asm: str, name: str, offset: int) -> str:
+    """Place the function `offset` bytes past a 64-byte boundary."""
+    pad = f"\t.p2align 6\n\t.skip {offset}, 0x90\n" if offset else "\t.p2align 6\n"
+    out, n = re.subn(rf"^({re.escape(name)}:)", pad + r"\1", asm, count=1, flags=re.M)
+    if not n:
+        raise ValueError(f"label '{name}:' not found in the assembly")
+    return out
+
+
+@dataclass
+class TimingSetup:
+    workdir: Path
+    name: str
+    plan: Plan
+    seed: int = 0x5C0DE
+    rounds: int = 60
+    batch_ns: int = 1_000_000
+    offsets: tuple[int, ...] = OFFSETS
+    min_speedup: float = 1.02
+
+
+class InterleavedTimer:
+    """Compile the timing driver once per function, then time candidates."""
+
+    def __init__(self, setup: TimingSetup, support_objs: tuple[Path, ...] = ()):
+        self.s = setup
+        self.dir = Path(setup.workdir)
+        self.dir.mkdir(parents=True, exist_ok=True)
+        self.support = list(support_objs)
+        src = self.dir / "timing.c"
+        src.write_text(render_timing(setup.plan, setup.seed))
+        build.run_tool(["gcc", "-O2", "-g0", "-w", "-I", str(include_dir()), "-c", str(src), "-o", str(self.dir / "timing.o")],
+                       "compile timing harness")
+
+    def _objects(self, asm: str, tag: str, offset: int, sym: str) -> Path:
+        obj = self.dir / f"{tag}.{sym}.off{offset}.o"
+        build.assemble(_padded(asm, self.s.name, offset), obj)
+        build.objcopy(obj, f"--redefine-sym={self.s.name}={sym}")
+        return obj
+
+    def time(self, base_asm: str, cand_asm: str, tag: str) -> Timing:
+        per_alignment = []
+        pooled: list[float] = []
+        samples: dict = {"unit": "ns per call", "alignments": {}}
+        for off in self.s.offsets:
+            objs = [self._objects(base_asm, "base", off, "sc_t0"), self._objects(base_asm, "base", off, "sc_t1"),
+                    self._objects(cand_asm, tag, off, "sc_t2")]
+            exe = self.dir / f"{tag}.timing.off{off}"
+            build.link([self.dir / "timing.o", *objs, *self.support], exe)
+            r = run_limited([str(exe), str(self.s.rounds), str(self.s.batch_ns)], timeout=120 + self.s.rounds * self.s.batch_ns * 6e-9)
+            if r.returncode != 0:
+                raise RuntimeError(f"timing run failed at offset {off}: {r.stderr.strip() or r.returncode}")
+            lines = r.stdout.split("\n")
+            calls = int(lines[0].split()[1])
+            rows = [tuple(int(x) for x in ln.split()) for ln in lines[1:] if ln.strip()]
+            t0 = [a / calls for a, _, _ in rows]
+            t1 = [b / calls for _, b, _ in rows]
+            t2 = [c / calls for _, _, c in rows]
+            ratio = [(a * b) ** 0.5 / c for a, b, c in zip(t0, t1, t2)]  # both baseline copies: less bias from position
+            aa = [a / b for a, b in zip(t0, t1)]
+            med, lo, hi = median_ci(ratio)
+            aa_med, aa_lo, aa_hi = median_ci(aa)
+            floor = noise_floor(aa_lo, aa_hi, self.s.min_speedup)
+            per_alignment.append({"offset": off, "speedup": med, "ci": [lo, hi], "aa": aa_med, "aa_ci": [aa_lo, aa_hi],
+                                  "noise_floor": floor, "baseline_ns": median_ci(t0)[0], "candidate_ns": median_ci(t2)[0]})
+            samples["alignments"][str(off)] = {"baseline": t0, "baseline_copy": t1, "candidate": t2}
+            pooled += ratio
+        # The noise floor is the worst A/A deviation seen in any layout; the
+        # candidate must clear it in every alignment.
+        floor = max(a["noise_floor"] for a in per_alignment)
+        significant = all(a["ci"][0] > floor for a in per_alignment)
+        slower = all(a["ci"][1] < 1 / floor for a in per_alignment)
+        med = median_ci(pooled)[0]
+        lo = min(a["ci"][0] for a in per_alignment)
+        hi = max(a["ci"][1] for a in per_alignment)
+        noise = (min(a["aa_ci"][0] for a in per_alignment), max(a["aa_ci"][1] for a in per_alignment))
+        if significant:
+            detail = f"{med:.2f}x faster (95% CI {lo:.2f}-{hi:.2f}) in all {len(per_alignment)} alignments"
+        elif slower:
+            detail = f"slower: {med:.2f}x (95% CI {lo:.2f}-{hi:.2f})"
+        else:
+            detail = (f"no significant difference: {med:.2f}x (95% CI {lo:.2f}-{hi:.2f}); "
+                      f"noise floor {floor:.2f}x (A/A {noise[0]:.2f}-{noise[1]:.2f})")
+        return Timing("interleaved", med, (lo, hi), noise, significant, per_alignment, samples, detail)

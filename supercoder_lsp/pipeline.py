@@ -1,0 +1,415 @@
+"""Stage orchestration: one C file in, one Report out.
+
+source -> hotness -> build -> asm -> propose -> verify -> measure -> result.
+Each function is handled on its own: a failure in one function or one
+candidate is recorded with its reason and the others go on.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+import tempfile
+import time
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from . import __version__, build, tools
+from .asm.cut import FunctionMissing, cut_function
+from .asm.elfcheck import check_object
+from .asm.features import cpu_flags, cpu_model, instruction_features, missing_cpu_flags, required_cpu_flags
+from .cache import Cache
+from .harness.plan import Plan, describe, make_plan
+from .hotness import ProfileError, callgrind_profile, rank
+from .measure.hyperfine import time_programs
+from .measure.interleaved import InterleavedTimer, TimingSetup
+from .model import ACCEPTED, REJECTED, BuildConfig, Candidate, CandidateResult, CFunction, FunctionResult
+from .propose.base import ProposalRequest
+from .propose.compilers import CompilersProposer
+from .propose.replay import ReplayProposer
+from .source import parse_functions, remove_definition
+from .verify.function_check import FunctionHarness
+from .verify.program import find_tests, run_tests
+
+SCHEMA_VERSION = 1
+PROPOSERS = ("compilers", "replay")
+
+
+class InputError(ValueError):
+    """Bad input from the user: the message says what to do."""
+
+
+@dataclass
+class Options:
+    proposers: tuple[str, ...] = ("compilers",)
+    samples: int = 8
+    candidates_dir: Path | None = None
+    tests_dir: Path | None = None
+    bench_input: Path | None = None
+    workload: str | None = None
+    functions: tuple[str, ...] = ()
+    top: int = 3
+    bounds: dict[str, dict[str, list]] = field(default_factory=dict)  # function -> param -> [lo, hi]
+    n_random: int = 100_000
+    rounds: int = 60
+    min_speedup: float = 1.02
+    compiler: str | None = None
+    flags: str | None = None
+    use_cache: bool = True
+    cache_dir: Path | None = None
+    keep_dir: Path | None = None
+    seed: int = 0x5C0DE
+
+
+@dataclass
+class Report:
+    path: str
+    environment: dict
+    functions: list[FunctionResult]
+    notes: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+
+
+Progress = Callable[[str, str], None]  # (function, stage)
+
+
+def environment(cfg: BuildConfig, opts: Options) -> dict:
+    return {
+        "compiler": cfg.compiler,
+        "compiler_version": tools.version(cfg.compiler),
+        "flags": list(cfg.flags),
+        "flags_from": cfg.source,
+        "cpu_model": cpu_model(),
+        "cpu_features": sorted(cpu_flags() & {"popcnt", "abm", "bmi1", "bmi2", "avx", "avx2", "fma", "sse4_1", "sse4_2",
+                                              "ssse3", "movbe", "avx512f", "avx512bw", "avx512vl", "adx", "sse4a", "tbm"}),
+        "proposers": list(opts.proposers),
+        "samples": opts.samples,
+        "supercoder_version": __version__,
+        "hyperfine": tools.version("hyperfine") if tools.which("hyperfine") else None,
+    }
+
+
+class _Stopwatch:
+    def __init__(self, into: dict):
+        self.into = into
+
+    @contextmanager
+    def __call__(self, stage: str):
+        t = time.perf_counter()
+        try:
+            yield
+        finally:
+            self.into[stage] = self.into.get(stage, 0.0) + time.perf_counter() - t
+
+
+class Pipeline:
+    def __init__(self, opts: Options, progress: Progress | None = None):
+        self.opts = opts
+        self.progress = progress or (lambda fn, stage: None)
+        for p in opts.proposers:
+            if p not in PROPOSERS:
+                raise InputError(f"unknown proposer '{p}'; available: {', '.join(PROPOSERS)}")
+        if "replay" in opts.proposers and not opts.candidates_dir:
+            raise InputError("the replay proposer needs --candidates DIR")
+        self.proposers = []
+        for p in opts.proposers:
+            self.proposers.append(CompilersProposer() if p == "compilers" else ReplayProposer(opts.candidates_dir))
+        self.tests = find_tests(opts.tests_dir) if opts.tests_dir else None
+        if opts.bench_input and not Path(opts.bench_input).is_file():
+            raise InputError(f"--bench-input '{opts.bench_input}' does not exist")
+        self.cache = Cache(opts.cache_dir) if opts.use_cache else None
+
+    # -- file level -------------------------------------------------------------
+    def run(self, path: str | Path) -> Report:
+        t0 = time.perf_counter()
+        path = Path(path)
+        if not path.is_file():
+            raise InputError(f"'{path}' does not exist or is not a file")
+        text = path.read_text(errors="replace")
+        tools.require("gcc")
+        try:
+            cfg = build.resolve(path, compiler=self.opts.compiler, flags=self.opts.flags)
+        except build.ConfigError as e:
+            raise InputError(str(e)) from e
+        functions = parse_functions(text)
+        notes: list[str] = []
+        env = environment(cfg, self.opts)
+        if self.cache and self.cache.problem:
+            notes.append(self.cache.problem)
+        work = Path(tempfile.mkdtemp(prefix="supercoder-")) if not self.opts.keep_dir else Path(self.opts.keep_dir)
+        work.mkdir(parents=True, exist_ok=True)
+        try:
+            self.progress("", "build")
+            asm = build.compile_to_asm(path, cfg, work / "baseline.s")
+            ctx = _FileContext(path, text, cfg, asm, work, self.opts, self.tests)
+            selected = self._select(ctx, functions, notes)
+            results = []
+            for fn, score in selected:
+                results.append(self._function(ctx, fn, score, env))
+        finally:
+            if not self.opts.keep_dir:
+                shutil.rmtree(work, ignore_errors=True)
+        return Report(str(path), env, results, notes, time.perf_counter() - t0)
+
+    def _select(self, ctx: _FileContext, functions: list[CFunction], notes: list[str]):
+        if not functions:
+            raise InputError(f"no function definitions found in {ctx.path}")
+        if self.opts.functions:
+            by_name = {f.name: f for f in functions}
+            missing = [n for n in self.opts.functions if n not in by_name]
+            if missing:
+                raise InputError(f"no function named {', '.join(missing)} in {ctx.path}; "
+                                 f"it defines: {', '.join(by_name)}")
+            return [(by_name[n], 0.0) for n in self.opts.functions]
+        profile = None
+        if self.opts.workload or self.opts.bench_input:
+            if any(f.name == "main" for f in functions):
+                self.progress("", "profile")
+                exe = ctx.baseline_program()
+                try:
+                    profile = callgrind_profile(str(exe), workload=self.opts.workload,
+                                                stdin_path=str(self.opts.bench_input) if self.opts.bench_input else None)
+                    notes.append("functions ranked by instructions executed under callgrind on the workload")
+                except ProfileError as e:
+                    notes.append(f"no profile ({e}); falling back to the static score")
+        ranked = rank(functions, profile=profile)
+        if profile is None:
+            notes.append("functions ranked by a static score (loops, nesting, calls in loops); "
+                         "give --bench-input or --workload to rank by a measured profile")
+        return ranked[: self.opts.top]
+
+    # -- function level ---------------------------------------------------------
+    def _cache_key(self, ctx: _FileContext, fn: CFunction, env: dict) -> str:
+        h = hashlib.sha256()
+        tests = []
+        for name, i, o in ctx.tests or []:
+            tests.append([name, hashlib.sha256(i.read_bytes() + b"\0" + o.read_bytes()).hexdigest()])
+        bench = hashlib.sha256(Path(self.opts.bench_input).read_bytes()).hexdigest() if self.opts.bench_input else None
+        key = {
+            "schema": SCHEMA_VERSION, "version": __version__, "function": fn.name,
+            # the whole file: the function's code depends on what it calls and what is inlined into it
+            "source": hashlib.sha256(ctx.text.encode()).hexdigest(),
+            "compiler": env["compiler"], "compiler_version": env["compiler_version"], "flags": env["flags"],
+            "cpu": [env["cpu_model"], sorted(cpu_flags())],
+            "proposers": [p.settings() for p in self.proposers], "samples": self.opts.samples,
+            "bounds": self.opts.bounds.get(fn.name), "n_random": self.opts.n_random, "rounds": self.opts.rounds,
+            "min_speedup": self.opts.min_speedup, "tests": tests, "bench": bench, "workload": self.opts.workload,
+        }
+        h.update(json.dumps(key, sort_keys=True).encode())
+        return h.hexdigest()
+
+    def _function(self, ctx: _FileContext, fn: CFunction, score: float, env: dict) -> FunctionResult:
+        key = self._cache_key(ctx, fn, env) if self.cache else None
+        if key:
+            hit = self.cache.get(key)
+            if hit is not None:
+                hit.range = fn.range
+                hit.cached = True
+                return hit
+        res = FunctionResult(fn.name, fn.range, str(fn.signature) if fn.signature else "?", "done", "", score)
+        try:
+            self._optimize(ctx, fn, res)
+        except build.BuildError as e:
+            res.status, res.detail = "error", str(e)
+        except (RuntimeError, OSError) as e:
+            res.status, res.detail = "error", f"{type(e).__name__}: {e}"
+        if key and res.status != "error":
+            self.cache.put(key, res)
+        return res
+
+    def _optimize(self, ctx: _FileContext, fn: CFunction, res: FunctionResult) -> None:
+        sw = _Stopwatch(res.stage_seconds)
+        name = fn.name
+        fdir = ctx.work / name
+        fdir.mkdir(parents=True, exist_ok=True)
+        self.progress(name, "cut")
+        with sw("asm"):
+            try:
+                cut = cut_function(ctx.asm, name)
+            except FunctionMissing as e:
+                res.status, res.detail = "unsupported", str(e)
+                return
+            if cut.local_calls:
+                res.status = "unsupported"
+                res.detail = (f"its -O3 code calls local function(s) {', '.join(cut.local_calls)} that gcc made "
+                              "(a clone or static helper); a replacement could not call them from its own object. "
+                              "Optimize with -fno-ipa-cp -fno-partial-inlining, or mark the helper noinline and non-static.")
+                res.baseline_assembly = cut.text
+                return
+            res.baseline_assembly = cut.text
+            base_obj = fdir / "baseline.o"
+            build.assemble(cut.text, base_obj)
+        plan = make_plan(fn.signature, self.opts.bounds.get(name))
+        harness: FunctionHarness | None = None
+        support: tuple[Path, ...] = ()
+        self.progress(name, "harness")
+        with sw("harness"):
+            if plan.supported:
+                harness, support, why = self._harness(ctx, fn, plan, base_obj, fdir)
+                res.harness = why
+            else:
+                res.harness = plan.why
+        if harness is None and not ctx.tests:
+            res.status = "unsupported"
+            res.detail = f"cannot verify candidates: {res.harness}; give program tests with --tests DIR"
+            return
+        rest_obj = ctx.rest_object(fn) if ctx.tests or self.opts.bench_input or self.opts.workload else None
+        timer = None
+        if harness is not None:
+            with sw("measure"):
+                timer = InterleavedTimer(TimingSetup(fdir / "timing", name, plan, self.opts.seed, self.opts.rounds,
+                                                     min_speedup=self.opts.min_speedup), support)
+        request = ProposalRequest(fn, ctx.path, ctx.text, cut.text, ctx.cfg, fdir)
+        seen: dict[str, str] = {}
+        base_features = instruction_features(cut.text)
+        for proposer in self.proposers:
+            self.progress(name, f"propose ({proposer.name})")
+            with sw("propose"):
+                cands = list(proposer.propose(request, self.opts.samples))
+            for i, cand in enumerate(cands):
+                self.progress(name, f"verify {cand.label}")
+                label = cand.label if cand.label not in {c.label for c in res.candidates} else f"{cand.label}-{i}"
+                cand.label = label
+                r = self._candidate(ctx, fn, cand, cut.text, base_features, harness, timer, rest_obj, fdir, seen, sw)
+                res.candidates.append(r)
+        accepted = [c for c in res.candidates if c.status == ACCEPTED]
+        if accepted:
+            best = max(accepted, key=lambda c: (c.timing.speedup if c.timing else c.program_timing.speedup))
+            res.best = best.label
+            res.detail = f"{len(accepted)} of {len(res.candidates)} candidates verified faster"
+        else:
+            counts: dict[str, int] = {}
+            for c in res.candidates:
+                counts[c.reason or "?"] = counts.get(c.reason or "?", 0) + 1
+            tried = ", ".join(f"{v} {k}" for k, v in sorted(counts.items(), key=lambda kv: -kv[1]))
+            res.detail = f"no faster verified candidate ({len(res.candidates)} tried{': ' + tried if tried else ''})"
+
+    def _harness(self, ctx, fn, plan: Plan, base_obj: Path, fdir: Path):
+        """Build the function harness; link the rest of the file when the function needs it."""
+        attempts = [()]
+        for support in attempts + [(ctx.support_object(),)]:
+            h = FunctionHarness(fdir / "verify", fn.name, plan, n_random=self.opts.n_random, seed=self.opts.seed,
+                                support_objs=support)
+            try:
+                h.prepare(base_obj)
+            except build.BuildError as e:
+                last = e
+                continue
+            except RuntimeError as e:
+                return None, (), str(e)
+            return h, support, f"{h.n_inputs:,} generated inputs ({describe(plan)})"
+        return None, (), f"the function-level harness could not be linked: {last.output[:300]}"
+
+    def _candidate(self, ctx, fn, cand: Candidate, base_asm: str, base_features: set[str], harness, timer,
+                   rest_obj, fdir: Path, seen: dict, sw) -> CandidateResult:
+        r = CandidateResult(cand.label, cand.origin, REJECTED, None, "", cand.assembly, source_change=cand.source_change)
+        sw_c = _Stopwatch(r.stage_seconds)
+
+        def reject(reason: str, detail: str) -> CandidateResult:
+            r.reason, r.detail = reason, detail
+            return r
+
+        if cand.problem:
+            return reject("assemble-error", cand.problem)
+        norm = "\n".join(ln.strip() for ln in cand.assembly.splitlines() if ln.strip())
+        if norm in seen:
+            return reject("duplicate", f"same assembly as candidate {seen[norm]}")
+        seen[norm] = cand.label
+        feats = instruction_features(cand.assembly)
+        r.features = sorted(feats - base_features)
+        r.cpu_features = sorted(required_cpu_flags(cand.assembly))
+        cobj = fdir / f"cand-{cand.label}.o"
+        with sw_c("assemble"):
+            try:
+                build.assemble(cand.assembly, cobj)
+            except build.BuildError as e:
+                return reject("assemble-error", e.output)
+            problems = check_object(cobj, fn.name)
+        if problems:
+            missing = [p for p in problems if "does not define" in p]
+            return reject("link-error" if missing else "unsafe", "; ".join(problems))
+        lacking = missing_cpu_flags(cand.assembly)
+        if lacking:
+            return reject("unsupported-cpu", f"needs CPU features this machine lacks: {', '.join(sorted(lacking))}")
+        if harness is not None:
+            with sw_c("verify"):
+                chk = harness.check(cobj, cand.label)
+            r.inputs_checked = chk.inputs if chk.ok else 0
+            if not chk.ok:
+                return reject(chk.reason, chk.detail)
+        cand_exe = None
+        if ctx.tests or self.opts.bench_input or self.opts.workload:
+            cand_exe = fdir / f"prog-{cand.label}"
+            with sw_c("verify"):
+                try:
+                    build.link([rest_obj, cobj], cand_exe, compiler=ctx.cfg.compiler)
+                except build.BuildError as e:
+                    return reject("link-error", e.output)
+                if ctx.tests:
+                    pc = run_tests(cand_exe, ctx.tests)
+                    r.tests_passed = pc.passed
+                    if not pc.ok:
+                        return reject(pc.reason, pc.detail)
+        if timer is not None:
+            with sw_c("measure"):
+                r.timing = timer.time(base_asm, cand.assembly, cand.label)
+        if cand_exe is not None and (self.opts.bench_input or self.opts.workload):
+            with sw_c("measure"):
+                r.program_timing = time_programs(ctx.baseline_program(), cand_exe, bench_input=self.opts.bench_input,
+                                                 workload=self.opts.workload, workdir=fdir, min_speedup=self.opts.min_speedup)
+        fast = r.timing.significant if r.timing else (r.program_timing.significant if r.program_timing else False)
+        if r.timing is None and r.program_timing is None:
+            return reject("not-faster", "could not be timed: no function harness and no --bench-input/--workload")
+        if not fast:
+            t = r.timing or r.program_timing
+            return reject("not-faster", t.detail)
+        pt = r.program_timing
+        if pt is not None and pt.ci[1] < 1 / max(self.opts.min_speedup, pt.noise[1] if pt.noise else 1):
+            return reject("not-faster", f"faster alone ({r.timing.detail}) but the whole program is slower: {pt.detail}")
+        r.status = ACCEPTED
+        r.detail = (r.timing or pt).detail
+        return r
+
+
+class _FileContext:
+    """What all functions of one file share; objects are built on first use."""
+
+    def __init__(self, path: Path, text: str, cfg: BuildConfig, asm: str, work: Path, opts: Options, tests):
+        self.path, self.text, self.cfg, self.asm, self.work, self.opts, self.tests = path, text, cfg, asm, work, opts, tests
+        self._support: Path | None = None
+        self._program: Path | None = None
+        self._rest: dict[str, Path] = {}
+
+    def support_object(self) -> Path:
+        """The file's own object with its function and main made weak, so a
+        harness can link a function that uses the file's globals or helpers."""
+        if self._support is None:
+            obj = self.work / "file.o"
+            build.compile_object(self.path, self.cfg, obj)
+            build.objcopy(obj, "--weaken")
+            self._support = obj
+        return self._support
+
+    def baseline_program(self) -> Path:
+        if self._program is None:
+            exe = self.work / "baseline-program"
+            obj = self.work / "baseline-program.o"
+            build.compile_object(self.path, self.cfg, obj)
+            build.link([obj], exe, compiler=self.cfg.compiler)
+            self._program = exe
+        return self._program
+
+    def rest_object(self, fn: CFunction) -> Path:
+        """The file with `fn`'s definition replaced by a declaration, built with
+        the project's flags: the candidate is linked in as it will live."""
+        if fn.name not in self._rest:
+            src = self.work / f"rest-{fn.name}.c"
+            src.write_text(remove_definition(self.text, fn, make_extern=True))
+            obj = self.work / f"rest-{fn.name}.o"
+            build.compile_object(src, BuildConfig(self.cfg.compiler, (*self.cfg.flags, f"-I{self.path.resolve().parent}"),
+                                                  self.cfg.source, self.cfg.directory), obj)
+            self._rest[fn.name] = obj
+        return self._rest[fn.name]

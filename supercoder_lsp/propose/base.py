@@ -1,0 +1,44 @@
+"""The proposer interface: candidate assemblies for one function, N at a time.
+
+Every proposer (compilers, replay, and later model proposers: vllm, openai,
+hf) implements `propose(request, n)` and yields Candidate values tagged with
+their origin. Proposers never verify or time anything: the pipeline does.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterator, Protocol
+
+from ..model import BuildConfig, Candidate, CFunction
+
+
+@dataclass
+class Feedback:
+    """Why an earlier candidate was rejected (for iterative refinement)."""
+
+    candidate: Candidate
+    reason: str
+    detail: str
+
+
+@dataclass
+class ProposalRequest:
+    function: CFunction
+    source_path: Path
+    source_text: str
+    baseline_asm: str  # the function's -O3 assembly, cut out of the file's .s
+    build: BuildConfig
+    workdir: Path
+    feedback: list[Feedback] = field(default_factory=list)
+
+
+class Proposer(Protocol):
+    name: str
+
+    def settings(self) -> dict:
+        """What changes this proposer's output (goes into the cache key)."""
+
+    def propose(self, request: ProposalRequest, n: int) -> Iterator[Candidate]:
+        """Yield up to n candidates for request.function."""

@@ -1,0 +1,114 @@
+"""Compilers proposer (offline default): the same function built by the other
+compilers, flags and targets available on this machine.
+
+Each variant compiles the whole file with the project's flags plus the
+variant's, and the function is cut out of the result. When the win of a
+variant comes from a flag or a target feature, the candidate carries the
+source-level change that reproduces it.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Iterator
+
+from .. import build, tools
+from ..asm.cut import FunctionMissing, cut_function
+from ..asm.features import required_cpu_flags
+from ..model import Candidate, SourceChange
+from .base import ProposalRequest
+
+# (compiler, extra flags), most promising first.
+VARIANTS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("gcc", ("-march=native",)),
+    ("clang", ("-O3",)),
+    ("clang", ("-O3", "-march=native")),
+    ("gcc", ("-mpopcnt", "-mlzcnt", "-mbmi", "-mbmi2")),
+    ("gcc", ("-funroll-loops",)),
+    ("gcc", ("-march=native", "-funroll-loops")),
+    ("clang", ("-O3", "-march=native", "-funroll-loops")),
+    ("gcc", ("-mavx2",)),
+    ("gcc", ("-O2",)),
+    ("clang", ("-O2",)),
+)
+
+# /proc/cpuinfo flag -> gcc/clang target("...") name
+TARGET_NAMES = {
+    "popcnt": "popcnt", "abm": "lzcnt", "bmi1": "bmi", "bmi2": "bmi2", "avx": "avx", "avx2": "avx2",
+    "fma": "fma", "sse4_1": "sse4.1", "sse4_2": "sse4.2", "ssse3": "ssse3", "movbe": "movbe",
+    "avx512f": "avx512f", "avx512bw": "avx512bw", "avx512vl": "avx512vl", "avx512dq": "avx512dq", "adx": "adx",
+}
+
+
+def _normalized(asm: str) -> str:
+    """Assembly with comments, label names and blank space removed, for duplicate detection."""
+    out = []
+    for line in asm.splitlines():
+        line = line.split("#", 1)[0].strip()
+        if not line or line.startswith((".cfi", ".file", ".ident", ".p2align", ".align")):
+            continue
+        out.append(re.sub(r"\.L\w+", ".L", re.sub(r"\s+", " ", line)))
+    return "\n".join(out)
+
+
+def source_change_for(compiler: str, flags: tuple[str, ...], project_compiler: str, asm: str) -> SourceChange | None:
+    targets = sorted(TARGET_NAMES[f] for f in required_cpu_flags(asm) if f in TARGET_NAMES)
+    parts, desc = [], []
+    unroll = "-funroll-loops" in flags
+    if targets:
+        parts.append(f'target("{",".join(targets)}")')
+        desc.append(f"lets the compiler use {', '.join(targets)} in this function")
+    if unroll and "clang" not in compiler:
+        parts.append('optimize("unroll-loops")')
+        desc.append("unrolls its loops")
+    is_clang = "clang" in compiler and "clang" not in project_compiler
+    if is_clang:
+        extra = " ".join(f for f in flags if f not in ("-O3",))
+        return SourceChange("compiler", f"clang -O3 {extra}".strip(),
+                            "build this file with clang" + (f" ({extra})" if extra else "")
+                            + (f"; the code needs {', '.join(targets)}" if targets else ""))
+    if parts:
+        return SourceChange("attribute", f"__attribute__(({', '.join(parts)}))",
+                            "add to the function's definition: " + " and ".join(desc))
+    other = [f for f in flags if f not in ("-O3",)]
+    if other:
+        return SourceChange("flag", " ".join(other), f"compile this file with {' '.join(other)}")
+    return None
+
+
+class CompilersProposer:
+    name = "compilers"
+
+    def __init__(self, variants=VARIANTS):
+        self.variants = tuple(v for v in variants if tools.which(v[0]))
+
+    def settings(self) -> dict:
+        return {"name": self.name, "variants": [[c, tools.version(c), *f] for c, f in self.variants]}
+
+    def propose(self, request: ProposalRequest, n: int) -> Iterator[Candidate]:
+        name = request.function.name
+        seen = {_normalized(request.baseline_asm)}
+        made = 0
+        for i, (compiler, flags) in enumerate(self.variants):
+            if made >= n:
+                return
+            label = f"{compiler}{''.join(flags).replace('-', '_').replace('=', '_')}"
+            origin = f"compilers:{compiler} {' '.join([*request.build.flags, *flags])}"
+            out = request.workdir / f"variant{i}.s"
+            try:
+                asm = build.compile_to_asm(request.source_path, request.build, out, extra=flags, compiler=compiler)
+                cut = cut_function(asm, name)
+            except build.BuildError as e:
+                yield Candidate(name, "", origin, label, problem=f"the variant did not compile: {e.output[:500]}")
+                made += 1
+                continue
+            except FunctionMissing as e:
+                # e.g. clang inlined or cloned it: not a candidate for this symbol
+                continue
+            key = _normalized(cut.text)
+            if key in seen:
+                continue  # identical to the baseline or to an earlier variant: nothing new to test
+            seen.add(key)
+            made += 1
+            yield Candidate(name, cut.text, origin, label,
+                            source_change=source_change_for(compiler, flags, request.build.compiler, cut.text))
