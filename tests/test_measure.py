@@ -1,0 +1,68 @@
+"""Measure stage: interleaved in-process timing over alignments, and its statistics."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+
+from supercoder_lsp import build
+from supercoder_lsp.asm.cut import cut_function
+from supercoder_lsp.harness.plan import make_plan
+from supercoder_lsp.measure.interleaved import InterleavedTimer, TimingSetup
+from supercoder_lsp.measure.stats import median_ci, noise_floor, ratio_of_medians_ci
+from supercoder_lsp.model import BuildConfig
+from supercoder_lsp.source import parse_functions
+
+FIX = Path(__file__).parent / "fixtures" / "verify"
+
+
+@pytest.fixture(scope="module")
+def timer(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("timing")
+    src = FIX / "popcount.c"
+    base = cut_function(build.compile_to_asm(src, BuildConfig("gcc", ("-O3",), "t", str(FIX)), tmp / "b.s"), "popcount").text
+    fast = cut_function(build.compile_to_asm(src, BuildConfig("gcc", ("-O3", "-mpopcnt"), "t", str(FIX)), tmp / "f.s"), "popcount").text
+    plan = make_plan(parse_functions(src.read_text())[0].signature)
+    return InterleavedTimer(TimingSetup(tmp, "popcount", plan, rounds=30)), base, fast
+
+
+def test_baseline_against_itself_is_no_significant_difference(timer):
+    t, base, _ = timer
+    r = t.time(base, base, "aa")
+    assert not r.significant
+    assert r.detail.startswith("no significant difference")
+    assert r.ci[0] <= 1.0 <= r.ci[1]
+    # raw samples are kept: every round of every alignment, for all three copies
+    assert len(r.samples["alignments"]) == 4
+    assert all(len(a["candidate"]) == 30 for a in r.samples["alignments"].values())
+
+
+def test_popcnt_is_clearly_faster_in_every_alignment(timer):
+    t, base, fast = timer
+    r = t.time(base, fast, "popcnt")
+    assert r.significant, r.detail
+    assert r.speedup > 2
+    assert all(a["ci"][0] > a["noise_floor"] for a in r.per_alignment)
+
+
+def test_median_interval_covers_the_median_and_narrows_with_samples():
+    rng = random.Random(3)
+    small = [rng.gauss(1.0, 0.1) for _ in range(20)]
+    big = [rng.gauss(1.0, 0.1) for _ in range(2000)]
+    m, lo, hi = median_ci(small)
+    M, LO, HI = median_ci(big)
+    assert lo <= m <= hi and LO <= M <= HI
+    assert HI - LO < hi - lo
+    assert LO < 1.0 < HI
+
+
+def test_ratio_interval_and_noise_floor():
+    rng = random.Random(5)
+    base = [rng.gauss(2.0, 0.05) for _ in range(30)]
+    cand = [rng.gauss(1.0, 0.05) for _ in range(30)]
+    r, lo, hi = ratio_of_medians_ci(base, cand)
+    assert 1.8 < lo <= r <= hi < 2.2
+    assert noise_floor(0.9, 1.05) == pytest.approx(1 / 0.9)
+    assert noise_floor(0.999, 1.001) == 1.02  # never below the minimum claimed speedup

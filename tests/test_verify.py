@@ -1,0 +1,170 @@
+"""Verify stage: the generated harness, the ABI trampoline and program tests, on real gcc output."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from supercoder_lsp import build
+from supercoder_lsp.asm.cut import cut_function
+from supercoder_lsp.harness.plan import make_plan
+from supercoder_lsp.model import BuildConfig
+from supercoder_lsp.source import parse_functions
+from supercoder_lsp.verify.function_check import FunctionHarness
+
+FIX = Path(__file__).parent / "fixtures" / "verify"
+
+
+def asm_fn(name: str, body: str) -> str:
+    return f"\t.text\n\t.globl\t{name}\n\t.type\t{name}, @function\n{name}:\n{body}\n\t.size\t{name}, .-{name}\n"
+
+
+def make_harness(tmp: Path, c_file: Path, name: str, *, bounds=None, n_random=20_000, flags=("-O3",)):
+    cfg = BuildConfig("gcc", flags, "test", str(c_file.parent))
+    asm = build.compile_to_asm(c_file, cfg, tmp / "base.s")
+    cut = cut_function(asm, name)
+    base = tmp / "base.o"
+    build.assemble(cut.text, base)
+    fn = next(f for f in parse_functions(c_file.read_text()) if f.name == name)
+    plan = make_plan(fn.signature, bounds)
+    assert plan.supported, plan.why
+    support = ()
+    if cut.external_refs:
+        obj = tmp / "file.o"
+        build.compile_object(c_file, cfg, obj)
+        build.objcopy(obj, "--weaken")
+        support = (obj,)
+    h = FunctionHarness(tmp / "h", name, plan, n_random=n_random, support_objs=support, min_timeout=2)
+    h.prepare(base)
+    return h, cut
+
+
+def check_asm(h: FunctionHarness, tmp: Path, text: str, tag: str):
+    obj = tmp / f"{tag}.o"
+    build.assemble(text, obj)
+    return h.check(obj, tag)
+
+
+@pytest.fixture(scope="module")
+def popcount(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("popcount")
+    h, cut = make_harness(tmp, FIX / "popcount.c", "popcount")
+    return h, tmp, cut
+
+
+def test_baseline_against_itself_passes_every_input(popcount):
+    h, tmp, cut = popcount
+    chk = check_asm(h, tmp, cut.text, "self")
+    assert chk.ok, chk.detail
+    assert chk.inputs == h.n_inputs > 20_000  # edge values plus the random ones
+
+
+CALLEE_SAVED = ["rbx", "rbp", "r12", "r13", "r14", "r15"]
+
+
+@pytest.mark.parametrize("reg", CALLEE_SAVED, ids=CALLEE_SAVED)
+def test_each_clobbered_callee_saved_register_is_named(popcount, reg):
+    h, tmp, _ = popcount
+    chk = check_asm(h, tmp, asm_fn("popcount", f"\tpopcntq %rdi, %rax\n\tmovq $1, %{reg}\n\tret"), f"clobber-{reg}")
+    assert (chk.ok, chk.reason) == (False, "abi-violation")
+    assert f"%{reg}" in chk.detail
+
+
+@pytest.mark.parametrize("body,what", [
+    pytest.param("\tpopcntq %rdi, %rax\n\tpopq %rcx\n\taddq $8, %rsp\n\tjmp *%rcx", "%rsp", id="rsp-not-restored"),
+    pytest.param("\tpopcntq %rdi, %rax\n\tstd\n\tret", "direction flag", id="direction-flag"),
+    pytest.param("\tpopcntq %rdi, %rax\n\tsubq $8, %rsp\n\tstmxcsr (%rsp)\n\torl $0x6000, (%rsp)\n\tldmxcsr (%rsp)\n\taddq $8, %rsp\n\tret",
+                 "MXCSR", id="mxcsr-rounding-mode"),
+    pytest.param("\tpopcntq %rdi, %rax\n\tsubq $8, %rsp\n\tfnstcw (%rsp)\n\torw $0x0c00, (%rsp)\n\tfldcw (%rsp)\n\taddq $8, %rsp\n\tret",
+                 "x87 control word", id="x87-control-word"),
+])
+def test_other_abi_state_must_be_preserved(popcount, body, what):
+    h, tmp, _ = popcount
+    chk = check_asm(h, tmp, asm_fn("popcount", body), "abi")
+    assert (chk.ok, chk.reason) == (False, "abi-violation"), chk.detail
+    assert what in chk.detail
+
+
+def test_wrong_output_reports_first_failing_input_expected_and_actual(popcount):
+    h, tmp, _ = popcount
+    chk = check_asm(h, tmp, asm_fn("popcount", "\tpopcntl %edi, %eax\n\tret"), "low32")
+    assert (chk.ok, chk.reason) == (False, "wrong-output")
+    # the first input with a bit above 31 set: expected the true count, got the low half's
+    assert chk.detail.startswith("popcount(x=")
+    x = int(chk.detail.split("x=")[1].split(")")[0])
+    assert f"expected {bin(x).count('1')}, got {bin(x & 0xffffffff).count('1')}" in chk.detail
+
+
+def test_crash_and_timeout_are_reasons_not_hangs(popcount):
+    h, tmp, _ = popcount
+    crash = check_asm(h, tmp, asm_fn("popcount", "\tmovq 0, %rax\n\tret"), "crash")
+    assert (crash.reason, "signal 11" in crash.detail) == ("crash", True)
+    hang = check_asm(h, tmp, asm_fn("popcount", ".Lspin:\n\tjmp .Lspin"), "hang")
+    assert hang.reason == "timeout"
+
+
+def test_upper_half_of_32_bit_argument_is_poisoned(tmp_path):
+    h, _ = make_harness(tmp_path, FIX / "funcs" / "widen.c", "widen")
+    # relies on the upper half of %rdi being zero: legal C would never see that bug without poisoning
+    wrong = check_asm(h, tmp_path, asm_fn("widen", "\tleaq (%rdi,%rdi,2), %rax\n\tret"), "no-zext")
+    assert wrong.reason == "wrong-output", wrong.detail
+    right = check_asm(h, tmp_path, asm_fn("widen", "\tmovl %edi, %eax\n\tleaq (%rax,%rax,2), %rax\n\tret"), "zext")
+    assert right.ok, right.detail
+
+
+def test_array_reads_past_the_end_hit_a_guard_page(tmp_path):
+    h, cut = make_harness(tmp_path, FIX / "funcs" / "arrmax.c", "arrmax", bounds={"n": [0, 40]})
+    assert check_asm(h, tmp_path, cut.text, "self").ok
+    # reads a[n] as well: off by one, would pass without a guard page after the array
+    body = ("\tmovl $-2147483648, %eax\n\txorl %ecx, %ecx\n.Lt:\n\tcmpl %esi, %ecx\n\tjg .Ld\n"
+            "\tmovl (%rdi,%rcx,4), %edx\n\tcmpl %edx, %eax\n\tcmovl %edx, %eax\n\tincl %ecx\n\tjmp .Lt\n.Ld:\n\tret")
+    chk = check_asm(h, tmp_path, asm_fn("arrmax", body), "overread")
+    assert chk.reason in ("crash", "wrong-output"), chk.detail
+    assert "arrmax(a={" in chk.detail
+
+
+def test_c_string_harness_finds_an_off_by_one_case_bug(tmp_path):
+    h, cut = make_harness(tmp_path, FIX / "funcs" / "vowels.c", "count_vowels")
+    assert check_asm(h, tmp_path, cut.text, "self").ok
+    # forgets the uppercase vowels
+    body = ("\txorl %eax, %eax\n.Ll:\n\tmovzbl (%rdi), %ecx\n\ttestb %cl, %cl\n\tje .Le\n\tincq %rdi\n"
+            "\tcmpb $97, %cl\n\tje .Lv\n\tcmpb $101, %cl\n\tje .Lv\n\tcmpb $105, %cl\n\tje .Lv\n"
+            "\tcmpb $111, %cl\n\tje .Lv\n\tcmpb $117, %cl\n\tjne .Ll\n.Lv:\n\tincl %eax\n\tjmp .Ll\n.Le:\n\tret")
+    chk = check_asm(h, tmp_path, asm_fn("count_vowels", body), "lower-only")
+    assert chk.reason == "wrong-output"
+    assert 'count_vowels(s="' in chk.detail
+
+
+def test_output_buffers_are_compared(tmp_path):
+    h, cut = make_harness(tmp_path, FIX / "funcs" / "scale.c", "scale", bounds={"v": [0, 33]})
+    assert check_asm(h, tmp_path, cut.text, "self").ok
+    # returns without scaling anything
+    chk = check_asm(h, tmp_path, asm_fn("scale", "\tret"), "noop")
+    assert chk.reason == "wrong-output", chk.detail
+
+
+def test_function_using_its_files_globals_links_with_the_rest_of_the_file(tmp_path):
+    h, cut = make_harness(tmp_path, FIX / "funcs" / "counter.c", "bump")
+    assert "limit" in cut.external_refs
+    assert check_asm(h, tmp_path, cut.text, "self").ok
+    # ignores the global limit
+    chk = check_asm(h, tmp_path, asm_fn("bump", "\tmovl %edi, %eax\n\tret"), "nolimit")
+    assert chk.reason == "wrong-output"
+
+
+def test_unsupported_signatures_say_what_to_do():
+    fn = parse_functions("struct p { int x; }; int f(struct p *q, int n) { return n; }")[0]
+    plan = make_plan(fn.signature)
+    assert not plan.supported and "--tests" in plan.why
+    fn = parse_functions("int g(const int *a) { return a[0]; }")[0]
+    plan = make_plan(fn.signature)
+    assert not plan.supported and "length" in plan.why
+
+
+def test_bounds_are_validated_against_the_type():
+    fn = parse_functions("int f(unsigned char c) { return c; }")[0]
+    assert "does not fit" in make_plan(fn.signature, {"c": [0, 300]}).why
+    assert "does not have" in make_plan(fn.signature, {"x": [0, 3]}).why
+    assert make_plan(fn.signature, {"c": [10, 20]}).supported
