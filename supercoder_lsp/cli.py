@@ -189,10 +189,10 @@ def main(argv: list[str] | None = None) -> int:
         if a.command == "optimize":
             return optimize(a)
     except ToolMissing as e:
-        err.print(f"[red]error:[/] {e}")
+        err.print(f"[red]error:[/] {escape(str(e))}", soft_wrap=True)
         return EXIT_TOOL
     except (InputError, FileNotFoundError) as e:
-        err.print(f"[red]error:[/] {e}")
+        err.print(f"[red]error:[/] {escape(str(e))}", soft_wrap=True)
         return EXIT_USAGE
     except build.BuildError as e:
         err.print(f"[red]error:[/] {a.file} does not compile with its flags:\n{e.output}")

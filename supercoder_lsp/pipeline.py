@@ -277,8 +277,7 @@ class Pipeline:
                 res.candidates.append(r)
         accepted = [c for c in res.candidates if c.status == ACCEPTED]
         if accepted:
-            best = max(accepted, key=lambda c: (c.timing.speedup if c.timing else c.program_timing.speedup))
-            res.best = best.label
+            res.best = choose_best(accepted).label
             res.detail = f"{len(accepted)} of {len(res.candidates)} candidates verified faster"
         else:
             counts: dict[str, int] = {}
@@ -372,6 +371,22 @@ class Pipeline:
         r.status = ACCEPTED
         r.detail = (r.timing or pt).detail
         return r
+
+
+CHANGE_PREFERENCE = {"attribute": 0, "flag": 1, "compiler": 2}
+
+
+def choose_best(accepted: list[CandidateResult]) -> CandidateResult:
+    """The fastest accepted candidate; among those statistically tied with it
+    (intervals overlap), the one whose win is easiest to keep: a source-level
+    attribute, then a flag, then a compiler change, then raw assembly."""
+    def timing(c):
+        return c.timing or c.program_timing
+
+    top = max(accepted, key=lambda c: timing(c).speedup)
+    tied = [c for c in accepted if timing(c).ci[1] >= timing(top).ci[0]]
+    return min(tied, key=lambda c: (CHANGE_PREFERENCE.get(c.source_change.kind, 3) if c.source_change else 3,
+                                    -timing(c).speedup))
 
 
 class _FileContext:

@@ -1,1 +1,15 @@
+"""C source: function definitions, their signatures and ranges, and prototype edits."""
 
+from .ctype import ctype_from_text
+from .edit import declaration_of, remove_definition
+from .parse import find_function, parse_functions
+from .positions import LineIndex
+
+__all__ = [
+    "LineIndex",
+    "ctype_from_text",
+    "declaration_of",
+    "find_function",
+    "parse_functions",
+    "remove_definition",
+]

@@ -1,0 +1,119 @@
+"""Inspect and vet a relocatable object assembled from a cut or a candidate.
+
+`check_object` is the gate before linking a candidate into anything: the object
+must define exactly the function as a global FUNC, define no other global
+symbol (unless allowed), and must not contain writable+executable sections or
+executable sections outside `.text*`, `.init` and `.fini`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from elftools.elf.constants import SH_FLAGS
+from elftools.elf.elffile import ELFFile
+from elftools.elf.sections import SymbolTableSection
+
+__all__ = ["ElfReport", "SectionInfo", "SymbolInfo", "inspect_object", "check_object"]
+
+_FLAG_LETTERS = (
+    (SH_FLAGS.SHF_WRITE, "W"),
+    (SH_FLAGS.SHF_ALLOC, "A"),
+    (SH_FLAGS.SHF_EXECINSTR, "X"),
+    (SH_FLAGS.SHF_MERGE, "M"),
+    (SH_FLAGS.SHF_STRINGS, "S"),
+    (SH_FLAGS.SHF_GROUP, "G"),
+    (SH_FLAGS.SHF_TLS, "T"),
+)
+
+
+@dataclass(frozen=True)
+class SectionInfo:
+    name: str
+    type: str  # "SHT_PROGBITS", "SHT_NOBITS", ...
+    flags: int  # SHF_* bits
+    size: int
+
+    @property
+    def flag_letters(self) -> str:
+        """readelf-style letters: W A X M S G T."""
+        return "".join(c for bit, c in _FLAG_LETTERS if self.flags & bit)
+
+    @property
+    def writable(self) -> bool:
+        return bool(self.flags & SH_FLAGS.SHF_WRITE)
+
+    @property
+    def executable(self) -> bool:
+        return bool(self.flags & SH_FLAGS.SHF_EXECINSTR)
+
+
+@dataclass(frozen=True)
+class SymbolInfo:
+    name: str
+    type: str  # "FUNC", "OBJECT", "NOTYPE", "TLS", "GNU_IFUNC", ...
+    binding: str  # "GLOBAL", "WEAK", "LOCAL", "GNU_UNIQUE"
+    section: str  # section name, "COMMON", or "" when undefined
+    size: int
+
+
+@dataclass
+class ElfReport:
+    path: str
+    globals: dict[str, SymbolInfo] = field(default_factory=dict)  # defined, GLOBAL/WEAK/UNIQUE
+    locals: dict[str, SymbolInfo] = field(default_factory=dict)  # defined, LOCAL (no section/file symbols)
+    undefined: list[str] = field(default_factory=list)
+    sections: list[SectionInfo] = field(default_factory=list)
+
+
+def inspect_object(path) -> ElfReport:
+    """Read the symbols and sections of an ELF object with pyelftools."""
+    report = ElfReport(str(path))
+    with open(path, "rb") as fh:
+        elf = ELFFile(fh)
+        names = {}
+        for i, sec in enumerate(elf.iter_sections()):
+            names[i] = sec.name
+            if i:  # skip the null section
+                report.sections.append(SectionInfo(sec.name, sec["sh_type"], sec["sh_flags"], sec["sh_size"]))
+        for sec in elf.iter_sections():
+            if not isinstance(sec, SymbolTableSection):
+                continue
+            for sym in sec.iter_symbols():
+                name = sym.name
+                typ = sym["st_info"]["type"].replace("STT_", "")
+                bind = sym["st_info"]["bind"].replace("STB_", "")
+                shndx = sym["st_shndx"]
+                if not name or typ in ("SECTION", "FILE"):
+                    continue
+                if shndx == "SHN_UNDEF":
+                    if name not in report.undefined:
+                        report.undefined.append(name)
+                    continue
+                where = "COMMON" if shndx == "SHN_COMMON" else ("ABS" if shndx == "SHN_ABS"
+                                                                 else names.get(shndx, str(shndx)))
+                info = SymbolInfo(name, typ, bind, where, sym["st_size"])
+                (report.locals if bind == "LOCAL" else report.globals)[name] = info
+    return report
+
+
+def check_object(path, function: str, *, allowed_globals: set[str] | None = None) -> list[str]:
+    """Problems with an object meant to replace `function`; empty when it is fine."""
+    r = inspect_object(path)
+    problems = []
+    sym = r.globals.get(function)
+    if sym is None:
+        where = " (it is local: add `.globl %s`)" % function if function in r.locals else ""
+        problems.append(f"does not define `{function}` as a global function{where}")
+    elif sym.type != "FUNC":
+        problems.append(f"defines `{function}` as a global {sym.type}, not a FUNC (add `.type {function}, @function`)")
+    allowed = set(allowed_globals or ()) | {function}
+    extra = sorted(n for n in r.globals if n not in allowed)
+    if extra:
+        problems.append("defines unexpected global symbols: " + ", ".join(extra))
+    for s in r.sections:
+        if s.writable and s.executable:
+            problems.append(f"section {s.name} is both writable and executable")
+        elif s.executable and not (s.name.startswith(".text") or s.name in (".init", ".fini")):
+            problems.append(f"executable section {s.name} outside .text*/.init/.fini")
+    return problems

@@ -1,0 +1,163 @@
+"""The `supercoder` command end to end, as a user runs it: real gcc, clang, hyperfine."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).parent.parent
+FIX = Path(__file__).parent / "fixtures"
+VERIFY = FIX / "verify"
+
+
+def supercoder(*args: str, cache: Path | None = None, cwd: Path | None = None) -> subprocess.CompletedProcess:
+    env = dict(os.environ)
+    if cache is not None:
+        env["SUPERCODER_CACHE_DIR"] = str(cache)
+    return subprocess.run([sys.executable, "-m", "supercoder_lsp.cli", *args], capture_output=True, text=True,
+                          timeout=600, env=env, cwd=cwd or ROOT)
+
+
+def run_json(*args: str, cache: Path | None = None) -> dict:
+    p = supercoder("optimize", "--json", *args, *([] if cache else ["--no-cache"]), cache=cache)
+    assert p.returncode == 0, p.stderr
+    return json.loads(p.stdout)
+
+
+def by_label(fn: dict) -> dict:
+    return {c["label"]: c for c in fn["candidates"]}
+
+
+def test_kernighan_popcount_gets_a_verified_popcnt_and_a_source_change(tmp_path):
+    data = run_json(str(VERIFY / "popcount.c"), cache=tmp_path / "cache")
+    assert data["schema_version"] == 1
+    env = data["environment"]
+    assert env["compiler"] == "gcc" and env["flags"] == ["-O3"] and env["cpu_model"]
+    [fn] = data["functions"]  # main is never a target
+    assert fn["name"] == "popcount" and fn["range"]["start"]["line"] == 9
+    best = fn["best"]
+    assert best is not None, fn["detail"]
+    assert "popcnt" in best["features"] and "popcnt" in best["cpu_features"]
+    assert best["speedup"] > 2 and best["speedup_ci"][0] > 1.5
+    assert best["source_change"]["text"] == '__attribute__((target("popcnt")))'
+    assert "popcnt" in best["assembly"]
+    assert fn["baseline"]["assembly"].count("popcount:") == 1
+    accepted = [c for c in fn["candidates"] if c["status"] == "accepted"]
+    assert all(c["inputs_checked"] > 100_000 for c in accepted)
+    # every candidate keeps its raw timing samples and a verdict
+    assert all(c["reason"] or c["status"] == "accepted" for c in fn["candidates"])
+    timed = [c for c in fn["candidates"] if c["timing"]]
+    assert timed and all(c["timing"]["samples"]["alignments"] for c in timed)
+
+
+def test_replay_candidates_each_get_the_right_verdict_and_reason():
+    data = run_json(str(VERIFY / "popcount.c"), "--candidates", str(VERIFY / "cands"), "--tests", str(VERIFY / "tests"),
+                    "--inputs", "20000", "-n", "20")
+    [fn] = data["functions"]
+    got = {label: (c["status"], c["reason"]) for label, c in by_label(fn).items()}
+    assert got == {
+        "good-popcnt": ("accepted", None),
+        "whole-tu-native": ("accepted", None),  # a whole translation unit: the function is cut out of it
+        "wrong-low32": ("rejected", "wrong-output"),
+        "abi-rbx": ("rejected", "abi-violation"),
+        "bad-syntax": ("rejected", "assemble-error"),
+        "crash-null": ("rejected", "crash"),
+        "loop-forever": ("rejected", "timeout"),
+        "slow-delay": ("rejected", "not-faster"),
+        "wrong-name": ("rejected", "assemble-error"),
+    }
+    c = by_label(fn)
+    assert "expected" in c["wrong-low32"]["detail"] and "got" in c["wrong-low32"]["detail"]
+    assert "%rbx" in c["abi-rbx"]["detail"]
+    assert c["slow-delay"]["detail"].startswith("slower")
+    assert c["slow-delay"]["speedup"] < 1  # a slowdown is reported as it is, never floored at 1.0
+    assert c["good-popcnt"]["tests_passed"] == 2
+    assert fn["best"]["label"] in ("good-popcnt", "whole-tu-native")
+
+
+def test_whole_program_speedup_with_bench_input(tmp_path):
+    bench = tmp_path / "bench.in"
+    bench.write_text(" ".join(str((i * 0x9E3779B97F4A7C15) % (1 << 64)) for i in range(200_000)))
+    data = run_json(str(VERIFY / "popcount.c"), "--candidates", str(VERIFY / "cands"), "-f", "popcount",
+                    "--bench-input", str(bench), "--inputs", "5000", "-n", "1")
+    [fn] = data["functions"]
+    [c] = fn["candidates"]
+    assert c["label"] == "abi-rbx" and c["reason"] == "abi-violation"  # -n 1: best-of-1 takes the first file
+    data = run_json(str(VERIFY / "popcount.c"), "--proposer", "compilers", "-f", "popcount", "--bench-input", str(bench),
+                    "--inputs", "5000", "-n", "1")
+    [c] = data["functions"][0]["candidates"]
+    assert c["program_speedup"] is not None and c["program_speedup_ci"][0] <= c["program_speedup"] <= c["program_speedup_ci"][1]
+    assert c["program_timing"]["samples"]["baseline"] and c["program_timing"]["method"] == "hyperfine"
+
+
+def test_cached_result_is_reused_and_a_corrupt_entry_is_recomputed(tmp_path):
+    cache = tmp_path / "cache"
+    args = (str(VERIFY / "popcount.c"), "--candidates", str(VERIFY / "cands"), "-n", "1", "--inputs", "1000")
+    first = run_json(*args, cache=cache)
+    assert first["functions"][0]["cached"] is False
+    second = run_json(*args, cache=cache)
+    assert second["functions"][0]["cached"] is True
+    assert second["functions"][0]["candidates"] == first["functions"][0]["candidates"]
+    for f in cache.rglob("*.json"):
+        f.write_text('{"format": 1, "result": {"trunc')  # a crash mid-write by some other tool
+    third = run_json(*args, cache=cache)
+    assert third["functions"][0]["cached"] is False
+    assert third["functions"][0]["candidates"][0]["reason"] == "abi-violation"
+
+
+def test_unwritable_cache_still_reports(tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("not a directory")
+    data = run_json(str(VERIFY / "popcount.c"), "--candidates", str(VERIFY / "cands"), "-n", "1", "--inputs", "1000",
+                    cache=blocker / "cache")
+    assert any("cache" in n for n in data["notes"])
+    assert data["functions"][0]["candidates"]
+
+
+@pytest.mark.parametrize("args,code,says", [
+    pytest.param(["missing.c"], 2, "does not exist", id="missing-file"),
+    pytest.param([str(VERIFY / "popcount.c"), "-f", "nosuch"], 2, "it defines: popcount, main", id="unknown-function"),
+    pytest.param([str(VERIFY / "popcount.c"), "--proposer", "magic"], 2, "unknown proposer", id="unknown-proposer"),
+    pytest.param([str(VERIFY / "popcount.c"), "--proposer", "replay"], 2, "--candidates", id="replay-without-dir"),
+    pytest.param([str(VERIFY / "popcount.c"), "--tests", "nowhere"], 2, "NAME.in", id="missing-tests"),
+    pytest.param([str(VERIFY / "popcount.c"), "--bound", "n=1"], 2, "FUNCTION.PARAM=LOW:HIGH", id="bad-bound"),
+    pytest.param([str(FIX / "cli" / "broken.c")], 4, "does not compile", id="does-not-compile"),
+])
+def test_bad_input_gets_a_clear_error_and_exit_code(args, code, says):
+    p = supercoder("optimize", "--no-cache", *args)
+    assert p.returncode == code, (p.stdout, p.stderr)
+    assert says in " ".join(p.stderr.split())
+
+
+def test_missing_compiler_names_the_install_command(tmp_path):
+    p = supercoder("optimize", "--no-cache", "--cc", "gcc-does-not-exist", str(VERIFY / "popcount.c"))
+    assert p.returncode == 3
+    assert "apt-get install" in p.stderr
+
+
+def test_flags_come_from_compile_commands_json(tmp_path):
+    proj = tmp_path / "proj"
+    (proj / "build").mkdir(parents=True)
+    shutil.copy(VERIFY / "popcount.c", proj / "popcount.c")
+    (proj / "build" / "compile_commands.json").write_text(json.dumps([{
+        "directory": str(proj), "file": "popcount.c",
+        "arguments": ["gcc", "-O2", "-mpopcnt", "-g", "-c", "popcount.c", "-o", "popcount.o"]}]))
+    data = run_json(str(proj / "popcount.c"), "--candidates", str(VERIFY / "cands"), "-n", "1", "--inputs", "1000")
+    env = data["environment"]
+    assert env["flags"] == ["-O2", "-mpopcnt"] and env["flags_from"].startswith("compile_commands.json:")
+    assert "popcnt" in data["functions"][0]["baseline"]["assembly"]
+
+
+def test_human_table_shows_the_headline(tmp_path):
+    p = supercoder("optimize", str(VERIFY / "popcount.c"), "--candidates", str(VERIFY / "cands"), "-n", "20",
+                   "--inputs", "2000", cache=tmp_path)
+    assert p.returncode == 0, p.stderr
+    out = " ".join(p.stdout.split())
+    assert "x faster (95% CI" in out and "uses popcnt" in out
+    assert "abi-violation" in out and "assemble-error" in out
