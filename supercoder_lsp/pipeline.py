@@ -132,8 +132,12 @@ class Pipeline:
         tools.require("gcc")
         try:
             cfg = build.resolve(path, compiler=self.opts.compiler, flags=self.opts.flags)
+            bounds = build.flags.bounds_from_config(path)
         except build.ConfigError as e:
             raise InputError(str(e)) from e
+        for fn_name, params in self.opts.bounds.items():  # the command line wins over the project file
+            bounds.setdefault(fn_name, {}).update(params)
+        self.bounds = bounds
         functions = parse_functions(text)
         notes: list[str] = []
         env = environment(cfg, self.opts)
@@ -195,7 +199,7 @@ class Pipeline:
             "compiler": env["compiler"], "compiler_version": env["compiler_version"], "flags": env["flags"],
             "cpu": [env["cpu_model"], sorted(cpu_flags())],
             "proposers": [p.settings() for p in self.proposers], "samples": self.opts.samples,
-            "bounds": self.opts.bounds.get(fn.name), "n_random": self.opts.n_random, "rounds": self.opts.rounds,
+            "bounds": self.bounds.get(fn.name), "n_random": self.opts.n_random, "rounds": self.opts.rounds,
             "min_speedup": self.opts.min_speedup, "tests": tests, "bench": bench, "workload": self.opts.workload,
         }
         h.update(json.dumps(key, sort_keys=True).encode())
@@ -242,7 +246,7 @@ class Pipeline:
             res.baseline_assembly = cut.text
             base_obj = fdir / "baseline.o"
             build.assemble(cut.text, base_obj)
-        plan = make_plan(fn.signature, self.opts.bounds.get(name))
+        plan = make_plan(fn.signature, self.bounds.get(name))
         harness: FunctionHarness | None = None
         support: tuple[Path, ...] = ()
         self.progress(name, "harness")

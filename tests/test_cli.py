@@ -161,3 +161,32 @@ def test_human_table_shows_the_headline(tmp_path):
     out = " ".join(p.stdout.split())
     assert "x faster (95% CI" in out and "uses popcnt" in out
     assert "abi-violation" in out and "assemble-error" in out
+
+
+def test_hot_functions_ranked_by_callgrind_profile_when_a_workload_is_given():
+    src = FIX / "cli" / "ranked.c"
+    static = run_json(str(src), "--top", "1", "-n", "1", "--inputs", "1000")
+    assert [f["name"] for f in static["functions"]] == ["rare"]
+    assert any("static score" in n for n in static["notes"])
+    profiled = run_json(str(src), "--top", "1", "-n", "1", "--inputs", "1000", "--workload", "{exe} < " + str(FIX / "cli" / "ranked.in"))
+    assert [f["name"] for f in profiled["functions"]] == ["mix"]
+    assert any("callgrind" in n for n in profiled["notes"])
+
+
+def test_function_inlined_away_is_reported_not_skipped():
+    data = run_json(str(FIX / "cli" / "ranked.c"), "-f", "triple")
+    [fn] = data["functions"]
+    assert fn["status"] == "unsupported" and "inlined" in fn["detail"]
+    assert fn["candidates"] == [] and fn["best"] is None
+
+
+def test_bounds_from_project_config(tmp_path):
+    proj = tmp_path / "p"
+    proj.mkdir()
+    shutil.copy(FIX / "cli" / "ranked.c", proj / "ranked.c")
+    (proj / ".supercoder.toml").write_text("[bounds.rare]\nn = [0, 5]\n")
+    data = run_json(str(proj / "ranked.c"), "-f", "rare", "-n", "1", "--inputs", "1000")
+    assert "length 0..5" in data["functions"][0]["harness"]
+    (proj / ".supercoder.toml").write_text("[bounds.rare]\nn = 5\n")
+    p = supercoder("optimize", "--no-cache", str(proj / "ranked.c"))
+    assert p.returncode == 2 and "[LOW, HIGH]" in p.stderr

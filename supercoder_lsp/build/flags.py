@@ -144,3 +144,27 @@ def resolve(file: str | os.PathLike, *, compiler: str | None = None, flags: str 
         if found:
             return found
     return BuildConfig(DEFAULT_COMPILER, DEFAULT_FLAGS, "default", str(file.resolve().parent))
+
+
+def bounds_from_config(file: str | os.PathLike) -> dict[str, dict[str, list]]:
+    """Per-function input bounds from .supercoder.toml:
+
+        [bounds.arrmax]
+        n = [0, 1000]        # for an array or string parameter: its length
+    """
+    cfg = find_config(file)
+    if not cfg:
+        return {}
+    try:
+        data = tomllib.loads(cfg.read_text())
+    except (OSError, tomllib.TOMLDecodeError) as e:
+        raise ConfigError(f"{cfg}: cannot be read as TOML ({e})") from e
+    out: dict[str, dict[str, list]] = {}
+    for fn, params in (data.get("bounds") or {}).items():
+        if not isinstance(params, dict):
+            raise ConfigError(f"{cfg}: [bounds.{fn}] must be a table of PARAM = [LOW, HIGH]")
+        for p, b in params.items():
+            if not (isinstance(b, list) and len(b) == 2 and all(isinstance(x, (int, float)) for x in b)):
+                raise ConfigError(f"{cfg}: bounds.{fn}.{p} must be [LOW, HIGH], got {b!r}")
+            out.setdefault(fn, {})[p] = b
+    return out

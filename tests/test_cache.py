@@ -1,0 +1,68 @@
+"""Results cache: round trip, concurrent writers, torn entries, unwritable directories."""
+
+from __future__ import annotations
+
+import json
+import multiprocessing as mp
+from pathlib import Path
+
+from supercoder_lsp.cache import Cache
+from supercoder_lsp.model import CandidateResult, FunctionResult, Position, Range, SourceChange, Timing
+
+
+def result(tag: int) -> FunctionResult:
+    t = Timing("interleaved", 2.0 + tag, (1.9, 2.1 + tag), (0.98, 1.02), True, [{"offset": 0}], {"x": [1.0] * 500})
+    c = CandidateResult(f"c{tag}", "compilers:gcc", "accepted", None, "ok", "popcntq %rdi, %rax\n" * 50, ["popcnt"],
+                        ["popcnt"], 1000, 2, t, None, SourceChange("attribute", "x", "y"))
+    return FunctionResult("f", Range(Position(1, 0), Position(3, 1)), "int (int x)", "done", "", 1.0, "asm", "h", [c], f"c{tag}")
+
+
+def test_round_trip_keeps_every_field(tmp_path):
+    cache = Cache(tmp_path)
+    cache.put("ab" * 32, result(1))
+    got = cache.get("ab" * 32)
+    assert got == result(1)
+    assert cache.get("cd" * 32) is None
+
+
+def _writer(d: str, tag: int, n: int) -> None:
+    c = Cache(d)
+    for _ in range(n):
+        c.put("ee" * 32, result(tag))
+
+
+def test_concurrent_writers_never_leave_a_torn_entry(tmp_path):
+    procs = [mp.Process(target=_writer, args=(str(tmp_path), tag, 40)) for tag in range(4)]
+    for p in procs:
+        p.start()
+    reader = Cache(tmp_path)
+    seen = set()
+    while any(p.is_alive() for p in procs):
+        r = reader.get("ee" * 32)
+        if r is not None:
+            seen.add(r.best)
+            assert r in [result(t) for t in range(4)]
+    for p in procs:
+        p.join()
+    assert reader.get("ee" * 32).best in {f"c{t}" for t in range(4)}
+    assert not list(tmp_path.rglob(".tmp-*"))  # no temp files left behind
+
+
+def test_torn_or_foreign_entry_is_a_miss_and_is_replaced(tmp_path):
+    cache = Cache(tmp_path)
+    cache.put("ff" * 32, result(0))
+    path = next(tmp_path.rglob("*.json"))
+    path.write_text(path.read_text()[:100])
+    assert cache.get("ff" * 32) is None
+    path.write_text(json.dumps({"format": 999}))
+    assert cache.get("ff" * 32) is None
+    assert cache.put("ff" * 32, result(2)) and cache.get("ff" * 32) == result(2)
+
+
+def test_unwritable_cache_reports_instead_of_failing(tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    cache = Cache(blocker / "sub")
+    assert cache.problem and "cache" in cache.problem
+    assert cache.put("aa" * 32, result(0)) is False
+    assert cache.get("aa" * 32) is None
