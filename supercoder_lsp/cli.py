@@ -17,7 +17,7 @@ from pathlib import Path
 
 from rich.console import Console
 from rich.markup import escape
-from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from . import __version__, build
@@ -164,12 +164,12 @@ def print_table(rep: Report, console: Console) -> None:
 def optimize(a: argparse.Namespace) -> int:
     err = Console(stderr=True)
     opts = options_from(a)
-    with Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(), console=err,
-                  transient=True) as prog:
+    with Progress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                  TimeElapsedColumn(), console=err, transient=True) as prog:
         task = prog.add_task("starting", total=None)
 
-        def progress(fn: str, stage: str) -> None:
-            prog.update(task, description=f"{fn + ': ' if fn else ''}{stage}")
+        def progress(fn: str, stage: str, step: int | None = None, steps: int | None = None) -> None:
+            prog.update(task, description=f"{fn + ': ' if fn else ''}{stage}", completed=step or 0, total=steps)
 
         rep = Pipeline(opts, progress).run(a.file)
     data = report_json(rep)

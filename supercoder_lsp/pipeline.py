@@ -73,7 +73,7 @@ class Report:
     seconds: float = 0.0
 
 
-Progress = Callable[[str, str], None]  # (function, stage)
+Progress = Callable[..., None]  # (function, stage, step=None, steps=None)
 
 
 def environment(cfg: BuildConfig, opts: Options) -> dict:
@@ -108,7 +108,7 @@ class _Stopwatch:
 class Pipeline:
     def __init__(self, opts: Options, progress: Progress | None = None):
         self.opts = opts
-        self.progress = progress or (lambda fn, stage: None)
+        self.progress = progress or (lambda fn, stage, step=None, steps=None: None)
         for p in opts.proposers:
             if p not in PROPOSERS:
                 raise InputError(f"unknown proposer '{p}'; available: {', '.join(PROPOSERS)}")
@@ -274,7 +274,7 @@ class Pipeline:
             with sw("propose"):
                 cands = list(proposer.propose(request, self.opts.samples))
             for i, cand in enumerate(cands):
-                self.progress(name, f"verify {cand.label}")
+                self.progress(name, f"{proposer.name}: {cand.label}", i, len(cands))
                 label = cand.label if cand.label not in {c.label for c in res.candidates} else f"{cand.label}-{i}"
                 cand.label = label
                 r = self._candidate(ctx, fn, cand, cut.text, base_features, harness, timer, rest_obj, fdir, seen, sw)
@@ -329,7 +329,7 @@ class Pipeline:
             try:
                 build.assemble(cand.assembly, cobj)
             except build.BuildError as e:
-                return reject("assemble-error", e.output)
+                return reject("assemble-error", e.output.replace(str(cobj.with_suffix(".s")), f"{cand.label}.s"))
             problems = check_object(cobj, fn.name)
         if problems:
             missing = [p for p in problems if "does not define" in p]
