@@ -36,6 +36,7 @@ ask for an executable stack.
 from __future__ import annotations
 
 import bisect
+import functools
 import re
 from dataclasses import dataclass, field
 
@@ -45,6 +46,7 @@ from .parse import (
     DATA_DIRECTIVES,
     GLOBAL_DIRECTIVES,
     IDENT_RE,
+    KEYED_DIRECTIVES,
     Parsed,
     Stmt,
     code_segments,
@@ -154,7 +156,7 @@ class _Index:
         while i > 0:
             s = stmts[i - 1]
             if s.kind == "directive" and (
-                (s.op in ALIGN_DIRECTIVES and s.section == sec) or (s.key == name and s.op in _KEYED)
+                (s.op in ALIGN_DIRECTIVES and s.section == sec) or (s.key == name and s.op in KEYED_DIRECTIVES)
             ):
                 i -= 1
             else:
@@ -219,14 +221,11 @@ class _Index:
             elif s.kind == "directive" and s.op in DATA_DIRECTIVES:
                 out.append(j)
                 seen_data = True
-            elif s.kind == "directive" and s.key == name and s.op in _KEYED:
+            elif s.kind == "directive" and s.key == name and s.op in KEYED_DIRECTIVES:
                 out.append(j)
             else:
                 break
         return out
-
-
-_KEYED = frozenset({".globl", ".global", ".local", ".weak", ".hidden", ".protected", ".internal", ".type", ".size"})
 
 
 def _cfi_balanced(stmts: list[Stmt]) -> bool:
@@ -247,9 +246,15 @@ def _cfi_delta(s: Stmt) -> int:
 # --- public API ------------------------------------------------------------
 
 
+@functools.lru_cache(maxsize=8)
+def _indexed(asm: str) -> _Index:
+    """Parse once per text: callers often cut several functions from one file."""
+    return _Index(parse(asm))
+
+
 def list_functions(asm: str) -> list[str]:
     """Symbols typed @function, in the order of their `.type` directives."""
-    idx = _Index(parse(asm))
+    idx = _indexed(asm)
     return [n for n in idx.type_order if idx.is_function(n)]
 
 
@@ -279,7 +284,7 @@ def _missing(idx: _Index, name: str) -> FunctionMissing:
 
 def cut_function(asm: str, name: str) -> AsmFunction:
     """Cut `name` and everything it drags along out of a whole `.s` file."""
-    return _cut(_Index(parse(asm)), name, lenient=False)
+    return _cut(_indexed(asm), name, lenient=False)
 
 
 def normalize_candidate(text: str, name: str) -> AsmFunction:
@@ -290,7 +295,7 @@ def normalize_candidate(text: str, name: str) -> AsmFunction:
     missing `.globl`/`.type`/`.size` lines.  Raises ValueError when `name:` is
     never defined.
     """
-    idx = _Index(parse(text))
+    idx = _indexed(text)
     if name not in idx.defs or idx.p.stmts[idx.defs[name]].kind != "label":
         raise ValueError(f"the candidate never defines `{name}:` (no label `{name}:` in {len(text)} characters"
                          f" of assembly)")
@@ -395,6 +400,11 @@ def _cut(idx: _Index, name: str, *, lenient: bool) -> AsmFunction:
         last = max(i for i in order if start <= i <= end and stmts[i].section == sec)
         extra.append(((last, 1), _synthetic(".size", f"{name}, .-{name}", sec, stmts[li].syntax)))
 
+    # report names in the order the kept text first mentions them
+    mentioned = [r for i in order for r in stmts[i].refs()]
+    local_calls = sorted(local_calls, key=lambda n: _first(mentioned, n))
+    local_objects = sorted(local_objects, key=lambda n: _first(mentioned, n))
+    external = sorted(external, key=lambda n: _first(mentioned, n))
     items = sorted([((i, 0), stmts[i]) for i in order] + extra, key=lambda t: t[0])
     text = _emit(idx.p, [s for _, s in items], name, notes)
     kept_stmts = [s for _, s in items]
@@ -406,6 +416,10 @@ def _cut(idx: _Index, name: str, *, lenient: bool) -> AsmFunction:
             sections.append(".bss")
     has_cold = any(s.kind == "label" and re.search(r"\.cold(\.\d+)?$", s.op) for s in kept_stmts)
     return AsmFunction(name, text, local_calls, external, sections, has_cold, local_objects)
+
+
+def _first(seq: list[str], name: str) -> int:
+    return seq.index(name) if name in seq else len(seq)
 
 
 def _synthetic(op: str, args: str, section: str, syntax: str) -> Stmt:

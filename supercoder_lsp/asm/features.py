@@ -189,15 +189,16 @@ def _classify(op: str, args: str) -> tuple[set[str], set[str]]:
             return {"fma"}, {"fma"}
         if op in ("vcvtph2ps", "vcvtps2ph"):
             return {"f16c"}, {"f16c"}
-        base = op[1:]
-        extra = set()
-        if _base(base) in ("aes", "pclmul"):
-            extra = {_TABLE[_base(base)][0] if not ymm else ("vaes" if base.startswith("aes") else "vpclmulqdq")}
-        int_ymm = bool(ymm) and op.startswith("vp") and not op.startswith(("vpermil", "vperm2f128"))
+        fams, flags = {"avx"}, {"avx"}
+        legacy = _base(op[1:])
+        if legacy in ("aes", "pclmul"):  # VEX forms; on ymm/zmm they are VAES/VPCLMULQDQ
+            fams.add(legacy)
+            flags.add(_TABLE[legacy][0] if not ymm else ("vaes" if legacy == "aes" else "vpclmulqdq"))
+        int_ymm = bool(ymm) and op.startswith("vp") and not op.startswith(("vpermil", "vperm2f128", "vpclmul"))
         reg_broadcast = op in ("vbroadcastss", "vbroadcastsd") and _RE_XMM.fullmatch(_source(args)) is not None
         if _AVX2_ONLY.match(op) or int_ymm or reg_broadcast:
-            return {"avx2"}, {"avx2"} | extra
-        return {"avx"}, {"avx"} | extra
+            return (fams - {"avx"}) | {"avx2"}, (flags - {"avx"}) | {"avx2"}
+        return fams, flags
     if xmm and not ymm:
         regs = [a.strip() for a in args.split(",")]
         if op in _ZERO_IDIOMS and len(regs) == 2 and regs[0] == regs[1]:
