@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import shutil
 import tempfile
 import time
@@ -19,13 +20,13 @@ from typing import Callable
 
 from . import __version__, build, tools
 from .asm.cut import FunctionMissing, cut_function
-from .asm.elfcheck import check_object
+from .asm.elfcheck import check_object, inspect_object
 from .asm.features import cpu_flags, cpu_model, instruction_features, missing_cpu_flags, required_cpu_flags
 from .cache import Cache
 from .harness.plan import Plan, describe, make_plan
 from .hotness import ProfileError, callgrind_profile, rank
 from .measure.hyperfine import time_programs
-from .measure.interleaved import InterleavedTimer, TimingSetup
+from .measure.interleaved import InterleavedTimer, TimingError, TimingSetup
 from .model import ACCEPTED, REJECTED, BuildConfig, Candidate, CandidateResult, CFunction, FunctionResult
 from .propose.base import ProposalRequest
 from .propose.compilers import CompilersProposer
@@ -236,16 +237,19 @@ class Pipeline:
             except FunctionMissing as e:
                 res.status, res.detail = "unsupported", str(e)
                 return
-            if cut.local_calls:
-                res.status = "unsupported"
-                res.detail = (f"its -O3 code calls local function(s) {', '.join(cut.local_calls)} that gcc made "
-                              "(a clone or static helper); a replacement could not call them from its own object. "
-                              "Optimize with -fno-ipa-cp -fno-partial-inlining, or mark the helper noinline and non-static.")
-                res.baseline_assembly = cut.text
-                return
             res.baseline_assembly = cut.text
             base_obj = fdir / "baseline.o"
             build.assemble(cut.text, base_obj)
+            shared = shared_statics(ctx.asm, cut, base_obj)
+            if shared:
+                res.status = "unsupported"
+                res.detail = (f"it shares file-static data ({', '.join(shared)}) with other code of the file; a replacement "
+                              "in its own object would get its own copy. Make the variable non-static to optimize it.")
+                return
+            if cut.local_calls:
+                # gcc split or cloned it (f.part.0, f.constprop.0) or it calls a static helper:
+                # the cut carries those along, and candidates must define or inline them too.
+                res.detail = f"calls local function(s) {', '.join(cut.local_calls)}, carried along with it; "
         plan = make_plan(fn.signature, self.bounds.get(name))
         harness: FunctionHarness | None = None
         support: tuple[Path, ...] = ()
@@ -282,13 +286,13 @@ class Pipeline:
         accepted = [c for c in res.candidates if c.status == ACCEPTED]
         if accepted:
             res.best = choose_best(accepted).label
-            res.detail = f"{len(accepted)} of {len(res.candidates)} candidates verified faster"
+            res.detail += f"{len(accepted)} of {len(res.candidates)} candidates verified faster"
         else:
             counts: dict[str, int] = {}
             for c in res.candidates:
                 counts[c.reason or "?"] = counts.get(c.reason or "?", 0) + 1
             tried = ", ".join(f"{v} {k}" for k, v in sorted(counts.items(), key=lambda kv: -kv[1]))
-            res.detail = f"no faster verified candidate ({len(res.candidates)} tried{': ' + tried if tried else ''})"
+            res.detail += f"no faster verified candidate ({len(res.candidates)} tried{': ' + tried if tried else ''})"
 
     def _harness(self, ctx, fn, plan: Plan, base_obj: Path, fdir: Path):
         """Build the function harness; link the rest of the file when the function needs it."""
@@ -303,7 +307,9 @@ class Pipeline:
                 continue
             except RuntimeError as e:
                 return None, (), str(e)
-            return h, support, f"{h.n_inputs:,} generated inputs ({describe(plan)})"
+            slow = (f"; the -O3 baseline took {h.base_seconds:.0f}s on them: bound the inputs to make checks faster "
+                    f"(--bound {fn.name}.PARAM=LOW:HIGH)") if h.base_seconds > 5 else ""
+            return h, support, f"{h.n_inputs:,} generated inputs ({describe(plan)}){slow}"
         return None, (), f"the function-level harness could not be linked: {last.output[:300]}"
 
     def _candidate(self, ctx, fn, cand: Candidate, base_asm: str, base_features: set[str], harness, timer,
@@ -358,7 +364,10 @@ class Pipeline:
                         return reject(pc.reason, pc.detail)
         if timer is not None:
             with sw_c("measure"):
-                r.timing = timer.time(base_asm, cand.assembly, cand.label)
+                try:
+                    r.timing = timer.time(base_asm, cand.assembly, cand.label)
+                except TimingError as e:
+                    return reject("not-faster", f"could not be timed: {e}")
         if cand_exe is not None and (self.opts.bench_input or self.opts.workload):
             with sw_c("measure"):
                 r.program_timing = time_programs(ctx.baseline_program(), cand_exe, bench_input=self.opts.bench_input,
@@ -375,6 +384,22 @@ class Pipeline:
         r.status = ACCEPTED
         r.detail = (r.timing or pt).detail
         return r
+
+
+def shared_statics(file_asm: str, cut, obj: Path) -> list[str]:
+    """Writable local data the cut carries that other code of the file also uses."""
+    if not cut.local_objects:
+        return []
+    syms = inspect_object(obj).locals
+    out = []
+    for name in cut.local_objects:
+        info = syms.get(name)
+        if info is None or not info.section.startswith((".data", ".bss", "COMMON")):
+            continue
+        pat = re.compile(rf"(?<![\w.$]){re.escape(name)}(?![\w$])")
+        if len(pat.findall(file_asm)) > len(pat.findall(cut.text)):
+            out.append(name)
+    return out
 
 
 CHANGE_PREFERENCE = {"attribute": 0, "flag": 1, "compiler": 2}

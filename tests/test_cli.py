@@ -190,3 +190,15 @@ def test_bounds_from_project_config(tmp_path):
     (proj / ".supercoder.toml").write_text("[bounds.rare]\nn = 5\n")
     p = supercoder("optimize", "--no-cache", str(proj / "ranked.c"))
     assert p.returncode == 2 and "[LOW, HIGH]" in p.stderr
+
+
+def test_shared_file_static_is_reported_and_local_clones_are_carried_along():
+    data = run_json(str(FIX / "cli" / "shared.c"), "-f", "add", "-f", "caller", "--bound", "caller.x=0:2000",
+                    "--bound", "add.x=0:100", "-n", "2", "--inputs", "3000")
+    add, caller = data["functions"]
+    assert add["status"] == "unsupported" and "file-static data (total)" in add["detail"]
+    assert caller["status"] == "done" and "helper.constprop.0" in caller["detail"]
+    assert "helper.constprop.0:" in caller["baseline"]["assembly"]
+    assert "x: int32_t in [0, 2000]" in caller["harness"]
+    assert all(c["reason"] not in ("link-error", "assemble-error") for c in caller["candidates"])
+    assert any(c["status"] == "accepted" for c in caller["candidates"])

@@ -50,19 +50,20 @@ static sc_fn_t fns[3] = {{ sc_t0, sc_t1, sc_t2 }};
 static sc_input T[3][M];
 static volatile uint64_t sink;
 
+static int m_used = 1;
 static uint64_t batch(int f, long reps) {{
     sc_fn_t fn = fns[f]; sc_input *in = T[f]; uint64_t acc = 0;
     uint64_t t0 = sc_now_ns();
     for (long r = 0; r < reps; r++)
-        for (int j = 0; j < M; j++) {body}
+        for (int j = 0; j < m_used; j++) {body}
     uint64_t t1 = sc_now_ns();
     sink = acc;
     return t1 - t0;
 }}
 
 int main(int argc, char **argv) {{
-    if (argc != 3) {{ fprintf(stderr, "usage: %s ROUNDS BATCH_NS\\n", argv[0]); return 2; }}
-    int rounds = atoi(argv[1]); uint64_t target = strtoull(argv[2], 0, 10);
+    if (argc != 4) {{ fprintf(stderr, "usage: %s ROUNDS BATCH_NS BUDGET_NS\\n", argv[0]); return 2; }}
+    int rounds = atoi(argv[1]); uint64_t target = strtoull(argv[2], 0, 10), budget = strtoull(argv[3], 0, 10);
     sc_setup();
     sc_input tmp;
     for (int j = 0; j < M; j++) {{
@@ -70,12 +71,21 @@ int main(int argc, char **argv) {{
         sc_gen(SC_NEDGE + (uint64_t)j, &tmp);
         for (int f = 0; f < 3; f++) {{ sc_input *src = &tmp, *dst = &T[f][j]; *dst = *src; {' '.join(copies)} (void)src; (void)dst; }}
     }}
+    /* Grow the batch from one call: first over more inputs, then by repeating them,
+     * so that expensive calls never make a single batch run for long. */
     long reps = 1;
-    for (;;) {{ uint64_t t = batch(0, reps); if (t >= target || reps > (1L << 30)) break; reps = t ? (long)(reps * (double)target / t) + 1 : reps * 16; }}
+    for (;;) {{
+        uint64_t t = batch(0, reps);
+        if (t >= target || reps > (1L << 30)) break;
+        if (m_used < M) m_used *= 2;
+        else reps = t ? (long)(reps * (double)target / t) + 1 : reps * 16;
+    }}
     for (int w = 0; w < 3; w++) for (int f = 0; f < 3; f++) batch(f, reps);
     static const int order[6][3] = {{{{0,1,2}},{{1,2,0}},{{2,0,1}},{{0,2,1}},{{2,1,0}},{{1,0,2}}}};
-    printf("calls %ld\\n", reps * M);
+    printf("calls %ld\\n", reps * m_used);
+    uint64_t start = sc_now_ns();
     for (int r = 0; r < rounds; r++) {{
+        if (r >= 6 && sc_now_ns() - start > budget) break; /* out of time: fewer rounds, wider intervals */
         uint64_t t[3];
         for (int s = 0; s < 3; s++) {{ int f = order[r % 6][s]; t[f] = batch(f, reps); }}
         printf("%llu %llu %llu\\n", (unsigned long long)t[0], (unsigned long long)t[1], (unsigned long long)t[2]);
@@ -104,6 +114,11 @@ class TimingSetup:
     batch_ns: int = 1_000_000
     offsets: tuple[int, ...] = OFFSETS
     min_speedup: float = 1.02
+    budget_s: float = 6.0  # per alignment; past it, the run stops after 6 rounds
+
+
+class TimingError(RuntimeError):
+    """The candidate could not be timed (not a verdict on its speed)."""
 
 
 class InterleavedTimer:
@@ -134,9 +149,13 @@ class InterleavedTimer:
                     self._objects(cand_asm, tag, off, "sc_t2")]
             exe = self.dir / f"{tag}.timing.off{off}"
             build.link([self.dir / "timing.o", *objs, *self.support], exe)
-            r = run_limited([str(exe), str(self.s.rounds), str(self.s.batch_ns)], timeout=120 + self.s.rounds * self.s.batch_ns * 6e-9)
+            r = run_limited([str(exe), str(self.s.rounds), str(self.s.batch_ns), str(int(self.s.budget_s * 1e9))],
+                            timeout=self.s.budget_s * 4 + 30)
+            if r.timed_out:
+                raise TimingError(f"a timing run took over {self.s.budget_s * 4 + 30:.0f}s: single calls are too slow "
+                                  f"to time; bound the inputs (--bound {self.s.name}.PARAM=LOW:HIGH)")
             if r.returncode != 0:
-                raise RuntimeError(f"timing run failed at offset {off}: {r.stderr.strip() or r.returncode}")
+                raise TimingError(f"timing run failed at offset {off}: {r.stderr.strip() or r.returncode}")
             lines = r.stdout.split("\n")
             calls = int(lines[0].split()[1])
             rows = [tuple(int(x) for x in ln.split()) for ln in lines[1:] if ln.strip()]

@@ -23,6 +23,7 @@ from ..harness.plan import Plan
 from .sandbox import run_limited
 
 RECORD = 16
+BASELINE_SECONDS = 120
 HARNESS_SYMBOL = "sc_fn"
 
 
@@ -81,7 +82,10 @@ class FunctionHarness:
         self._build_runtime()
         exe = self.link(base_obj, "baseline")
         out = self.dir / "baseline.bin"
-        r = run_limited([str(exe), "run", str(out), str(10**9), "600"], timeout=600)
+        r = run_limited([str(exe), "run", str(out), str(10**9), str(BASELINE_SECONDS)], timeout=BASELINE_SECONDS + 10)
+        if r.timed_out or r.returncode == 5:
+            raise RuntimeError(f"the -O3 baseline needs over {BASELINE_SECONDS}s for the generated inputs; "
+                               "bound them (--bound FUNC.PARAM=LOW:HIGH or [bounds.FUNC] in .supercoder.toml)")
         if r.returncode != 0:
             raise RuntimeError(f"the -O3 baseline itself fails in the harness ({r.stderr.strip() or r.returncode}); "
                                "give input bounds for its parameters (--bound NAME=LOW:HIGH)")
