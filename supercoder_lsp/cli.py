@@ -60,7 +60,7 @@ def parser() -> argparse.ArgumentParser:
     o.add_argument("--inputs", type=int, default=100_000, help="random inputs for the function harness (default 100000)")
     o.add_argument("--bound", type=_bound, action="append", default=[], metavar="FUNC.PARAM=LO:HI",
                    help="input bounds for a parameter (for an array or string: its length)")
-    o.add_argument("--rounds", type=int, default=60, help="interleaved timing rounds per alignment (default 60)")
+    o.add_argument("--rounds", type=int, default=100, help="interleaved timing rounds per alignment (default 100)")
     o.add_argument("--min-speedup", type=float, default=1.02, help="smallest speedup ever claimed (default 1.02)")
     o.add_argument("--cc", help="compiler (overrides compile_commands.json and .supercoder.toml)")
     o.add_argument("--cflags", help="compiler flags, one string (overrides compile_commands.json and .supercoder.toml)")

@@ -55,7 +55,7 @@ class Options:
     top: int = 3
     bounds: dict[str, dict[str, list]] = field(default_factory=dict)  # function -> param -> [lo, hi]
     n_random: int = 100_000
-    rounds: int = 60
+    rounds: int = 100
     min_speedup: float = 1.02
     compiler: str | None = None
     flags: str | None = None

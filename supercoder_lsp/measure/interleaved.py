@@ -85,7 +85,7 @@ int main(int argc, char **argv) {{
     printf("calls %ld\\n", reps * m_used);
     uint64_t start = sc_now_ns();
     for (int r = 0; r < rounds; r++) {{
-        if (r >= 6 && sc_now_ns() - start > budget) break; /* out of time: fewer rounds, wider intervals */
+        if (r >= 4 && sc_now_ns() - start > budget) break; /* out of time: fewer rounds, wider intervals */
         uint64_t t[3];
         for (int s = 0; s < 3; s++) {{ int f = order[r % 6][s]; t[f] = batch(f, reps); }}
         printf("%llu %llu %llu\\n", (unsigned long long)t[0], (unsigned long long)t[1], (unsigned long long)t[2]);
@@ -110,7 +110,8 @@ class TimingSetup:
     name: str
     plan: Plan
     seed: int = 0x5C0DE
-    rounds: int = 60
+    rounds: int = 100  # per alignment, over all passes
+    passes: int = 5
     batch_ns: int = 1_000_000
     offsets: tuple[int, ...] = OFFSETS
     min_speedup: float = 1.02
@@ -140,28 +141,42 @@ class InterleavedTimer:
         build.objcopy(obj, f"--redefine-sym={self.s.name}={sym}")
         return obj
 
+    def _run(self, exe: Path, off: int, rounds: int) -> list[tuple[float, float, float]]:
+        """One timing process: `rounds` interleaved rounds, in ns per call (baseline, copy, candidate)."""
+        limit = self.s.budget_s * 4 + 30
+        r = run_limited([str(exe), str(rounds), str(self.s.batch_ns), str(int(self.s.budget_s / self.s.passes * 1e9))],
+                        timeout=limit)
+        if r.timed_out:
+            raise TimingError(f"a timing run took over {limit:.0f}s: single calls are too slow "
+                              f"to time; bound the inputs (--bound {self.s.name}.PARAM=LOW:HIGH)")
+        if r.returncode != 0:
+            raise TimingError(f"timing run failed at offset {off}: {r.stderr.strip() or r.returncode}")
+        lines = r.stdout.split("\n")
+        calls = int(lines[0].split()[1])
+        return [tuple(int(x) / calls for x in ln.split()) for ln in lines[1:] if ln.strip()]
+
     def time(self, base_asm: str, cand_asm: str, tag: str) -> Timing:
         per_alignment = []
         pooled: list[float] = []
         samples: dict = {"unit": "ns per call", "alignments": {}}
+        exes = {}
         for off in self.s.offsets:
             objs = [self._objects(base_asm, "base", off, "sc_t0"), self._objects(base_asm, "base", off, "sc_t1"),
                     self._objects(cand_asm, tag, off, "sc_t2")]
-            exe = self.dir / f"{tag}.timing.off{off}"
-            build.link([self.dir / "timing.o", *objs, *self.support], exe)
-            r = run_limited([str(exe), str(self.s.rounds), str(self.s.batch_ns), str(int(self.s.budget_s * 1e9))],
-                            timeout=self.s.budget_s * 4 + 30)
-            if r.timed_out:
-                raise TimingError(f"a timing run took over {self.s.budget_s * 4 + 30:.0f}s: single calls are too slow "
-                                  f"to time; bound the inputs (--bound {self.s.name}.PARAM=LOW:HIGH)")
-            if r.returncode != 0:
-                raise TimingError(f"timing run failed at offset {off}: {r.stderr.strip() or r.returncode}")
-            lines = r.stdout.split("\n")
-            calls = int(lines[0].split()[1])
-            rows = [tuple(int(x) for x in ln.split()) for ln in lines[1:] if ln.strip()]
-            t0 = [a / calls for a, _, _ in rows]
-            t1 = [b / calls for _, b, _ in rows]
-            t2 = [c / calls for _, _, c in rows]
+            exes[off] = self.dir / f"{tag}.timing.off{off}"
+            build.link([self.dir / "timing.o", *objs, *self.support], exes[off])
+        # Several passes over the alignments, so that every alignment is
+        # sampled across the whole window: the machine's state (a busy SMT
+        # sibling, frequency) drifts over seconds and moves ratios with it.
+        rows_by: dict[int, list[tuple[float, float, float]]] = {off: [] for off in self.s.offsets}
+        per_pass = max(6, -(-self.s.rounds // self.s.passes))
+        for _ in range(self.s.passes):
+            for off, exe in exes.items():
+                rows_by[off] += self._run(exe, off, per_pass)
+        for off, rows in rows_by.items():
+            t0 = [a for a, _, _ in rows]
+            t1 = [b for _, b, _ in rows]
+            t2 = [c for _, _, c in rows]
             ratio = [(a * b) ** 0.5 / c for a, b, c in zip(t0, t1, t2)]  # both baseline copies: less bias from position
             aa = [a / b for a, b in zip(t0, t1)]
             med, lo, hi = median_ci(ratio)
