@@ -4,7 +4,8 @@ Exit codes:
   0  the run finished (whether or not a faster verified candidate was found)
   1  an unexpected internal error
   2  bad usage or input (file missing, unknown function, bad option or config)
-  3  a required tool is missing (gcc, hyperfine, valgrind): the message names the install command
+  3  a required tool is missing (gcc, hyperfine, valgrind): the message names the install command;
+     or this machine cannot contain untrusted candidates (no seccomp) and --allow-unsandboxed was not given
   4  the input file does not compile with its flags
 """
 
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -24,6 +26,7 @@ from . import __version__, build
 from .pipeline import PROPOSERS, SCHEMA_VERSION, InputError, Options, Pipeline, Report
 from .serialize import to_json
 from .tools import ToolMissing
+from .verify.sandbox import SandboxUnavailable
 
 EXIT_OK, EXIT_INTERNAL, EXIT_USAGE, EXIT_TOOL, EXIT_BUILD = 0, 1, 2, 3, 4
 
@@ -67,6 +70,8 @@ def parser() -> argparse.ArgumentParser:
     o.add_argument("--no-cache", action="store_true", help="do not read or write the results cache")
     o.add_argument("--cache-dir", type=Path, help="results cache directory (default: the user cache dir)")
     o.add_argument("--keep-work", type=Path, help="keep every intermediate file in this directory")
+    o.add_argument("--allow-unsandboxed", action="store_true",
+                   help="run candidates even where no seccomp filter can contain them (not recommended)")
     o.add_argument("--json", action="store_true", help="print the JSON report to stdout")
     o.add_argument("-o", "--output", type=Path, help="also write the JSON report to this file")
     return p
@@ -163,6 +168,8 @@ def print_table(rep: Report, console: Console) -> None:
 
 def optimize(a: argparse.Namespace) -> int:
     err = Console(stderr=True)
+    if a.allow_unsandboxed:
+        os.environ["SUPERCODER_ALLOW_UNSANDBOXED"] = "1"
     opts = options_from(a)
     with Progress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                   TimeElapsedColumn(), console=err, transient=True) as prog:
@@ -188,7 +195,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if a.command == "optimize":
             return optimize(a)
-    except ToolMissing as e:
+    except (ToolMissing, SandboxUnavailable) as e:
         err.print(f"[red]error:[/] {escape(str(e))}", soft_wrap=True)
         return EXIT_TOOL
     except (InputError, FileNotFoundError) as e:

@@ -21,8 +21,10 @@ from typing import Callable
 from . import __version__, build, tools
 from .asm.cut import FunctionMissing, cut_function
 from .asm.elfcheck import check_object, inspect_object
+from .asm.screen import screen
 from .asm.features import cpu_flags, cpu_model, instruction_features, missing_cpu_flags, required_cpu_flags
 from .cache import Cache
+from .harness import include_dir
 from .harness.plan import Plan, describe, make_plan
 from .hotness import ProfileError, callgrind_profile, rank
 from .measure.hyperfine import time_programs
@@ -34,6 +36,7 @@ from .propose.replay import ReplayProposer
 from .source import parse_functions, remove_definition
 from .verify.function_check import FunctionHarness
 from .verify.program import find_tests, run_tests
+from .verify.sandbox import require_sandbox
 
 SCHEMA_VERSION = 1
 PROPOSERS = ("compilers", "replay")
@@ -131,6 +134,7 @@ class Pipeline:
             raise InputError(f"'{path}' does not exist or is not a file")
         text = path.read_text(errors="replace")
         tools.require("gcc")
+        require_sandbox()
         try:
             cfg = build.resolve(path, compiler=self.opts.compiler, flags=self.opts.flags)
             bounds = build.flags.bounds_from_config(path)
@@ -327,6 +331,9 @@ class Pipeline:
         if norm in seen:
             return reject("duplicate", f"same assembly as candidate {seen[norm]}")
         seen[norm] = cand.label
+        unsafe = screen(cand.assembly, base_asm)
+        if unsafe:
+            return reject("unsafe", "; ".join(unsafe[:4]) + (f" (and {len(unsafe) - 4} more)" if len(unsafe) > 4 else ""))
         feats = instruction_features(cand.assembly)
         r.features = sorted(feats - base_features)
         r.cpu_features = sorted(required_cpu_flags(cand.assembly))
@@ -354,7 +361,7 @@ class Pipeline:
             cand_exe = fdir / f"prog-{cand.label}"
             with sw_c("verify"):
                 try:
-                    build.link([rest_obj, cobj], cand_exe, compiler=ctx.cfg.compiler)
+                    build.link([rest_obj, cobj, ctx.program_sandbox()], cand_exe, compiler=ctx.cfg.compiler)
                 except build.BuildError as e:
                     return reject("link-error", e.output)
                 if ctx.tests:
@@ -436,6 +443,14 @@ class _FileContext:
             build.objcopy(obj, "--weaken")
             self._support = obj
         return self._support
+
+    def program_sandbox(self) -> Path:
+        """The object whose constructor contains a whole program under test."""
+        obj = self.work / "sc_program_sandbox.o"
+        if not obj.exists():
+            build.run_tool(["gcc", "-O1", "-I", str(include_dir()), "-c", str(include_dir() / "sc_program_sandbox.c"),
+                            "-o", str(obj)], "compile program sandbox")
+        return obj
 
     def baseline_program(self) -> Path:
         if self._program is None:

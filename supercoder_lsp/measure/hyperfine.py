@@ -9,7 +9,9 @@ from --bench-input (a shell redirection: hyperfine 1.15 has no --input) or a
 from __future__ import annotations
 
 import json
+import os
 import shlex
+import signal
 import subprocess
 from pathlib import Path
 
@@ -37,9 +39,23 @@ def time_programs(base_exe: Path, cand_exe: Path, *, bench_input: Path | None = 
     out = workdir / f"hyperfine-{cand_exe.name}.json"
     argv = [hf, "--style", "none", "--warmup", str(warmup), "--min-runs", str(min_runs), "--export-json", str(out),
             "-n", "baseline", base_cmd, "-n", "candidate", cand_cmd, "-n", "baseline-again", base_cmd]
-    p = subprocess.run(argv, capture_output=True, text=True, timeout=timeout, cwd=workdir)
+    # Candidate programs contain themselves (a seccomp constructor); hyperfine and
+    # everything it starts run in their own session, killed whole on timeout.
+    p = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=workdir,
+                         start_new_session=True, close_fds=True)
+    try:
+        _, err = p.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(p.pid, signal.SIGKILL)
+        p.communicate()
+        raise RuntimeError(f"hyperfine did not finish within {timeout:.0f}s; use a smaller --bench-input")
+    finally:
+        try:
+            os.killpg(p.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
     if p.returncode != 0:
-        raise RuntimeError(f"hyperfine failed: {(p.stderr or p.stdout).strip()[:1000]}")
+        raise RuntimeError(f"hyperfine failed: {err.strip()[:1000]}")
     res = json.loads(out.read_text())["results"]
     b1, c, b2 = res[0]["times"], res[1]["times"], res[2]["times"]
     base = b1 + b2

@@ -42,6 +42,7 @@ def render_timing(plan: Plan, seed: int) -> str:
             size = f"(src->len[{k}] * sizeof({p.elem.ctype}))" if p.role == "array" else f"(src->len[{k}] + 1)"
             copies.append(f"{{ size_t nb = {size}; void *m = malloc(nb ? nb : 1); memcpy(m, src->pv[{k}], nb); dst->pv[{k}] = m; }}")
     return f"""#include "sc_rt.h"
+#include "sc_sandbox.h"
 {render_inputs(plan, seed, N_TIMING_INPUTS * 4)}
 typedef {ret} (*sc_fn_t)({proto});
 extern {ret} sc_t0({proto}), sc_t1({proto}), sc_t2({proto});
@@ -71,6 +72,9 @@ int main(int argc, char **argv) {{
         sc_gen(SC_NEDGE + (uint64_t)j, &tmp);
         for (int f = 0; f < 3; f++) {{ sc_input *src = &tmp, *dst = &T[f][j]; *dst = *src; {' '.join(copies)} (void)src; (void)dst; }}
     }}
+    static char outbuf[1 << 16];
+    setvbuf(stdout, outbuf, _IOFBF, sizeof outbuf);
+    sc_sandbox_enter(SC_STRICT); /* no candidate instruction has run yet */
     /* Grow the batch from one call: first over more inputs, then by repeating them,
      * so that expensive calls never make a single batch run for long. */
     long reps = 1;
@@ -149,6 +153,8 @@ class InterleavedTimer:
         if r.timed_out:
             raise TimingError(f"a timing run took over {limit:.0f}s: single calls are too slow "
                               f"to time; bound the inputs (--bound {self.s.name}.PARAM=LOW:HIGH)")
+        if r.killed_by_seccomp:
+            raise TimingError("made a forbidden system call while being timed")
         if r.returncode != 0:
             raise TimingError(f"timing run failed at offset {off}: {r.stderr.strip() or r.returncode}")
         lines = r.stdout.split("\n")

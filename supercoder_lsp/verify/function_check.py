@@ -81,16 +81,16 @@ class FunctionHarness:
         """Build the harness and record the baseline's outputs on every input."""
         self._build_runtime()
         exe = self.link(base_obj, "baseline")
-        out = self.dir / "baseline.bin"
-        r = run_limited([str(exe), "run", str(out), str(10**9), str(BASELINE_SECONDS)], timeout=BASELINE_SECONDS + 10)
+        r = run_limited([str(exe), "run", str(10**9), str(BASELINE_SECONDS)], timeout=BASELINE_SECONDS + 10, binary=True)
         if r.timed_out or r.returncode == 5:
             raise RuntimeError(f"the -O3 baseline needs over {BASELINE_SECONDS}s for the generated inputs; "
                                "bound them (--bound FUNC.PARAM=LOW:HIGH or [bounds.FUNC] in .supercoder.toml)")
         if r.returncode != 0:
             raise RuntimeError(f"the -O3 baseline itself fails in the harness ({r.stderr.strip() or r.returncode}); "
                                "give input bounds for its parameters (--bound NAME=LOW:HIGH)")
+        records = r.stdout
         self.base_exe = exe
-        self.base_records = out.read_bytes()
+        self.base_records = records
         self.n_inputs = len(self.base_records) // RECORD
         self.base_seconds = r.seconds
 
@@ -111,12 +111,15 @@ class FunctionHarness:
             exe = self.link(cand_obj, tag)
         except build.BuildError as e:
             return Check(False, "link-error", e.output, 0)
-        out = self.dir / f"{tag}.bin"
         budget = max(self.min_timeout, 20 * self.base_seconds)
-        r = run_limited([str(exe), "run", str(out), str(self.n_inputs), str(int(budget))], timeout=budget + 5)
+        r = run_limited([str(exe), "run", str(self.n_inputs), str(int(budget))], timeout=budget + 5, binary=True)
         m = re.search(r"at input (\d+)", r.stderr)
         idx = int(m.group(1)) if m else None
         where = f" on input {self._input(idx)}" if idx is not None else ""
+        if r.returncode == 6 or r.killed_by_seccomp:
+            sc = re.search(r"forbidden system call (\d+)", r.stderr)
+            return Check(False, "unsafe", f"made a forbidden system call{' (number ' + sc.group(1) + ')' if sc else ''}{where}; "
+                         "the seccomp filter stopped it", idx or 0)
         if r.timed_out or r.returncode == 5:
             return Check(False, "timeout", f"did not finish within {budget:.0f}s (the baseline took {self.base_seconds:.2f}s){where}", idx or 0)
         if r.returncode == 3:
@@ -128,9 +131,11 @@ class FunctionHarness:
             sig = re.search(r"signal (\d+)", r.stderr)
             desc = f"signal {sig.group(1)}" if sig else f"exit code {r.returncode}"
             return Check(False, "crash", f"{desc}{where}", idx or 0)
-        got = out.read_bytes()
+        got = r.stdout
         if got == self.base_records:
             return Check(True, None, f"same results on {self.n_inputs:,} inputs", self.n_inputs)
+        if len(got) < len(self.base_records) and got == self.base_records[:len(got)]:
+            return Check(False, "crash", f"exited early, after {len(got) // RECORD:,} of {self.n_inputs:,} inputs", len(got) // RECORD)
         n = min(len(got), len(self.base_records)) // RECORD
         first = next((i for i in range(n) if got[i * RECORD:(i + 1) * RECORD] != self.base_records[i * RECORD:(i + 1) * RECORD]), n)
         inp, expected = self._show(self.base_exe, first)

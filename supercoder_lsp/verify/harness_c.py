@@ -68,8 +68,9 @@ def render_verify(plan: Plan, seed: int, n_random: int) -> str:
     else:
         show_ret = 'printf("(void)\\n");'
     return f"""#include "sc_rt.h"
+#include "sc_sandbox.h"
 extern void sc_tramp(void);
-extern uint64_t sc_sent[6], sc_after[6], sc_rsp_before, sc_rsp_after, sc_flags_after;
+extern uint64_t sc_sent[6], sc_after[6], sc_rsp_before, sc_rsp_after, sc_flags_after, sc_nonce, sc_done;
 extern uint32_t sc_state[4];
 extern void *sc_target;
 extern char sc_fn[];
@@ -83,16 +84,27 @@ static void sc_on_signal(int sig) {{
     if (sig != SIGALRM) {{ sc_write_u64(2, (uint64_t)sig); sc_write_s(2, "\\n"); }}
     _exit(sig == SIGALRM ? 5 : 4);
 }}
+static void sc_on_sigsys(int sig, siginfo_t *si, void *ctx) {{
+    (void)sig; (void)ctx;
+    sc_write_s(2, "forbidden system call ");
+    sc_write_u64(2, (uint64_t)si->si_syscall);
+    sc_write_s(2, " at input ");
+    sc_write_u64(2, sc_cur);
+    sc_write_s(2, "\\n");
+    _exit(6);
+}}
 
 static const char *const sc_reg[6] = {{"%rbx", "%rbp", "%r12", "%r13", "%r14", "%r15"}};
 static {ret} sc_invoke(sc_input *in) {{
     sc_rng jr = {{ sc_mix(sc_cur ^ 0xabcdef12345ULL) }};
     uint64_t junk = (sc_next(&jr) | 1) & 0xffffffffULL; (void)junk;
     for (int k = 0; k < 6; k++) sc_sent[k] = sc_next(&jr);
+    sc_nonce = sc_next(&jr); sc_done = 0;
     sc_target = sc_fn;
     {"return " if plan.ret else ""}{call};
 }}
 static const char *sc_abi(void) {{
+    if (sc_done != sc_nonce) return "return address (did not return through the caller)";
     for (int k = 0; k < 6; k++) if (sc_after[k] != sc_sent[k]) return sc_reg[k];
     if (sc_rsp_after != sc_rsp_before) return "%rsp";
     if (sc_flags_after & 0x400) return "direction flag";
@@ -115,32 +127,37 @@ int main(int argc, char **argv) {{
     sa.sa_handler = sc_on_signal; sa.sa_flags = SA_ONSTACK;
     int sigs[] = {{SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGTRAP, SIGALRM, SIGABRT}};
     for (unsigned s = 0; s < sizeof sigs / sizeof *sigs; s++) sigaction(sigs[s], &sa, NULL);
+    sa.sa_handler = NULL; sa.sa_sigaction = sc_on_sigsys; sa.sa_flags = SA_ONSTACK | SA_SIGINFO;
+    sigaction(SIGSYS, &sa, NULL);
+    static char outbuf[1 << 16];
+    setvbuf(stdout, outbuf, _IOFBF, sizeof outbuf); /* no allocation once sandboxed */
     sc_setup();
     sc_input in_s, *in = &in_s;
     if (argc == 3 && !strcmp(argv[1], "show")) {{
         sc_cur = strtoull(argv[2], 0, 10);
         sc_gen(sc_cur, in);
 {_show_input(plan, "f")}
-        fflush(stdout);
+        sc_sandbox_enter(SC_STRICT);
         {ret_decl}sc_invoke(in);
         {show_ret}
 {_show_input(plan, "after: f") if any(p.role == "array" and not p.ctype.startswith("const") for p in plan.params) else ""}
+        fflush(stdout);
         return 0;
     }}
-    if (argc != 5 || strcmp(argv[1], "run")) {{ fprintf(stderr, "usage: %s run OUT N SECONDS | show I\\n", argv[0]); return 2; }}
-    FILE *out = fopen(argv[2], "wb");
-    if (!out) {{ perror(argv[2]); return 2; }}
-    uint64_t n = strtoull(argv[3], 0, 10);
+    if (argc != 4 || strcmp(argv[1], "run")) {{ fprintf(stderr, "usage: %s run N SECONDS | show I\\n", argv[0]); return 2; }}
+    /* records go to stdout: the process needs no file of its own */
+    uint64_t n = strtoull(argv[2], 0, 10);
     if (n > SC_NINPUTS) n = SC_NINPUTS;
-    alarm((unsigned)atoi(argv[4]));
+    alarm((unsigned)atoi(argv[3]));
+    sc_sandbox_enter(SC_STRICT);
     for (sc_cur = 0; sc_cur < n; sc_cur++) {{
         sc_gen(sc_cur, in);
         uint64_t rec[2]; const char *abi;
         rec[0] = sc_record(in, &rec[1]);
-        if ((abi = sc_abi())) {{ fprintf(stderr, "abi-violation at input %llu: %s\\n", (unsigned long long)sc_cur, abi); return 3; }}
-        fwrite(rec, sizeof rec, 1, out);
+        if ((abi = sc_abi())) {{ fflush(stdout); fprintf(stderr, "abi-violation at input %llu: %s\\n", (unsigned long long)sc_cur, abi); return 3; }}
+        fwrite(rec, sizeof rec, 1, stdout);
     }}
-    fclose(out);
+    fflush(stdout);
     return 0;
 }}
 """

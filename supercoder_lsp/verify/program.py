@@ -11,7 +11,7 @@ from .sandbox import run_limited
 @dataclass
 class ProgramCheck:
     ok: bool
-    reason: str | None  # "wrong-output", "crash", "timeout"
+    reason: str | None  # "wrong-output", "crash", "timeout", "unsafe"
     detail: str
     passed: int
 
@@ -39,7 +39,9 @@ def _first_difference(expected: str, actual: str) -> str:
 def run_tests(exe: Path, tests: list[tuple[str, Path, Path]], timeout: float = 10.0) -> ProgramCheck:
     passed = 0
     for name, inp, out in tests:
-        r = run_limited([str(exe)], timeout=timeout, stdin_path=str(inp), cwd=str(exe.parent))
+        r = run_limited([str(exe)], timeout=timeout, stdin_path=str(inp))
+        if r.killed_by_seccomp:
+            return ProgramCheck(False, "unsafe", f"test {name}: made a forbidden system call; the seccomp filter stopped it", passed)
         if r.timed_out:
             return ProgramCheck(False, "timeout", f"test {name}: no result within {timeout:.0f}s", passed)
         if r.returncode < 0:

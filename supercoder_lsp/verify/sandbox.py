@@ -1,29 +1,51 @@
-"""Run a process that executes candidate code, with limits.
+"""Run a process that executes candidate code, contained.
 
-Every run gets its own process group (killed whole on timeout), no core
-dumps, and rlimits on CPU time, address space, file size and open files.
-Stronger containment (seccomp, a scratch directory) hooks in here.
+Every such process gets: a fresh scratch working directory (removed after),
+no file descriptors beyond stdin/stdout/stderr, a minimal environment, its
+own process group (killed whole on timeout and after it ends), no core dumps,
+and rlimits on CPU time, address space, file size, processes and open files.
+Inside, the harness or the linked-in constructor installs no_new_privs and a
+seccomp filter before the first candidate instruction (harness/sc_sandbox.h).
+`sandbox_available()` checks once that this machine can do that.
 """
 
 from __future__ import annotations
 
+import functools
 import os
 import resource
+import shutil
 import signal
 import subprocess
+import tempfile
+import time
 from dataclasses import dataclass
+from pathlib import Path
 
 ADDRESS_SPACE = 4 << 30
-FILE_SIZE = 1 << 30
+FILE_SIZE = 64 << 20
+EXIT_NO_SANDBOX = 71
+
+
+class SandboxUnavailable(RuntimeError):
+    pass
 
 
 @dataclass
 class RunResult:
     returncode: int
-    stdout: str
+    stdout: str | bytes
     stderr: str
     timed_out: bool
     seconds: float
+
+    @property
+    def killed_by_seccomp(self) -> bool:
+        return self.returncode == -signal.SIGSYS
+
+
+def allow_unsandboxed() -> bool:
+    return os.environ.get("SUPERCODER_ALLOW_UNSANDBOXED") == "1"
 
 
 def _limits(cpu_seconds: int):
@@ -32,20 +54,27 @@ def _limits(cpu_seconds: int):
         resource.setrlimit(resource.RLIMIT_CPU, (cpu_seconds, cpu_seconds + 1))
         resource.setrlimit(resource.RLIMIT_AS, (ADDRESS_SPACE, ADDRESS_SPACE))
         resource.setrlimit(resource.RLIMIT_FSIZE, (FILE_SIZE, FILE_SIZE))
-        resource.setrlimit(resource.RLIMIT_NOFILE, (64, 64))
+        resource.setrlimit(resource.RLIMIT_NOFILE, (16, 16))
+        resource.setrlimit(resource.RLIMIT_NPROC, (0, 0))  # not enforced for root: seccomp blocks fork there
     return apply
 
 
-def run_limited(argv: list[str], *, timeout: float, cwd: str | None = None, stdin_path: str | None = None,
-                env: dict | None = None) -> RunResult:
-    import time
+def _env() -> dict:
+    env = {"PATH": "/usr/bin:/bin", "LC_ALL": "C"}
+    if allow_unsandboxed():
+        env["SC_ALLOW_UNSANDBOXED"] = "1"
+    return env
 
+
+def run_limited(argv: list[str], *, timeout: float, stdin_path: str | None = None, binary: bool = False) -> RunResult:
+    """Run argv contained; stdout as bytes when `binary`."""
     t0 = time.perf_counter()
+    scratch = tempfile.mkdtemp(prefix="sc-scratch-")
     stdin = open(stdin_path, "rb") if stdin_path else subprocess.DEVNULL
     try:
-        p = subprocess.Popen(argv, cwd=cwd, stdin=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                             start_new_session=True, preexec_fn=_limits(int(timeout) + 2), close_fds=True,
-                             env=env)
+        p = subprocess.Popen([str(Path(argv[0]).resolve()), *argv[1:]], cwd=scratch, stdin=stdin,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
+                             preexec_fn=_limits(int(timeout) + 2), close_fds=True, env=_env())
         try:
             out, err = p.communicate(timeout=timeout)
             timed_out = False
@@ -56,11 +85,45 @@ def run_limited(argv: list[str], *, timeout: float, cwd: str | None = None, stdi
     finally:
         if stdin_path:
             stdin.close()
-    try:  # nothing the candidate forked may outlive it
+        shutil.rmtree(scratch, ignore_errors=True)
+    try:  # nothing the candidate started may outlive it
         os.killpg(p.pid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):
         pass
     rc = p.returncode
     if rc == -signal.SIGXCPU:
         timed_out = True
-    return RunResult(rc, out.decode(errors="replace"), err.decode(errors="replace"), timed_out, time.perf_counter() - t0)
+    err_s = err.decode(errors="replace")
+    if rc == EXIT_NO_SANDBOX and "sandbox unavailable" in err_s:
+        raise SandboxUnavailable(unavailable_message())
+    return RunResult(rc, out if binary else out.decode(errors="replace"), err_s, timed_out, time.perf_counter() - t0)
+
+
+def unavailable_message() -> str:
+    return ("this machine cannot install a seccomp filter, so untrusted candidates cannot be contained; "
+            "refusing to run them. Run on a Linux kernel with seccomp, or opt in to running them "
+            "uncontained with --allow-unsandboxed (or SUPERCODER_ALLOW_UNSANDBOXED=1).")
+
+
+@functools.cache
+def sandbox_available() -> bool:
+    """Compile and run a probe that installs the strict filter and then tries a forbidden call."""
+    from .. import build
+    from ..harness import include_dir
+
+    d = Path(tempfile.mkdtemp(prefix="sc-probe-"))
+    try:
+        src = d / "probe.c"
+        src.write_text('#include "sc_sandbox.h"\n#include <stdio.h>\n'
+                       "int main(void){ if (sc_sandbox_install(SC_PROGRAM)) return 3; write(1, \"ok\", 2);"
+                       " syscall(SYS_getppid); return 4; }\n")
+        build.run_tool(["gcc", "-O1", "-I", str(include_dir()), str(src), "-o", str(d / "probe")], "build sandbox probe")
+        p = subprocess.run([str(d / "probe")], capture_output=True, timeout=10)
+        return p.stdout == b"ok" and p.returncode == -signal.SIGSYS
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
+
+
+def require_sandbox() -> None:
+    if not sandbox_available() and not allow_unsandboxed():
+        raise SandboxUnavailable(unavailable_message())

@@ -31,6 +31,8 @@ sc_tramp:
 	call	*sc_target(%rip)
 	movq	%rsp, sc_rsp_after(%rip)
 	movq	sc_rsp_before(%rip), %rsp
+	movq	sc_nonce(%rip), %r11
+	movq	%r11, sc_done(%rip)
 	movq	%rbx, sc_after(%rip)
 	movq	%rbp, sc_after+8(%rip)
 	movq	%r12, sc_after+16(%rip)
@@ -57,7 +59,7 @@ sc_tramp:
 
 	.bss
 	.p2align 4
-	.globl	sc_sent, sc_after, sc_rsp_before, sc_rsp_after, sc_flags_after, sc_state, sc_target
+	.globl	sc_sent, sc_after, sc_rsp_before, sc_rsp_after, sc_flags_after, sc_state, sc_target, sc_nonce, sc_done
 sc_sent:	.zero	48
 sc_after:	.zero	48
 sc_rsp_before:	.zero	8
@@ -65,4 +67,6 @@ sc_rsp_after:	.zero	8
 sc_flags_after:	.zero	8
 sc_state:	.zero	16
 sc_target:	.zero	8
+sc_nonce:	.zero	8
+sc_done:	.zero	8
 	.section	.note.GNU-stack,"",@progbits
