@@ -66,7 +66,8 @@ def parser() -> argparse.ArgumentParser:
     o.add_argument("--rounds", type=int, default=100, help="interleaved timing rounds per alignment (default 100)")
     o.add_argument("--min-speedup", type=float, default=1.02, help="smallest speedup ever claimed (default 1.02)")
     o.add_argument("--cc", help="compiler (overrides compile_commands.json and .supercoder.toml)")
-    o.add_argument("--cflags", help="compiler flags, one string (overrides compile_commands.json and .supercoder.toml)")
+    o.add_argument("--cflags", help="compiler flags as one string, e.g. --cflags='-O2 -march=x86-64-v3' (overrides compile_commands.json and .supercoder.toml)")
+    o.add_argument("--compile-timeout", type=float, default=120.0, help="seconds before a compiler run counts as hung (default 120)")
     o.add_argument("--no-cache", action="store_true", help="do not read or write the results cache")
     o.add_argument("--cache-dir", type=Path, help="results cache directory (default: the user cache dir)")
     o.add_argument("--keep-work", type=Path, help="keep every intermediate file in this directory")
@@ -92,7 +93,7 @@ def options_from(a: argparse.Namespace) -> Options:
     return Options(proposers=proposers, samples=a.samples, candidates_dir=a.candidates, tests_dir=a.tests,
                    bench_input=a.bench_input, workload=a.workload, functions=tuple(a.function), top=a.top,
                    bounds=bounds, n_random=a.inputs, rounds=a.rounds, min_speedup=a.min_speedup,
-                   compiler=a.cc, flags=a.cflags, use_cache=not a.no_cache, cache_dir=a.cache_dir, keep_dir=a.keep_work)
+                   compiler=a.cc, flags=a.cflags, compile_timeout=a.compile_timeout, use_cache=not a.no_cache, cache_dir=a.cache_dir, keep_dir=a.keep_work)
 
 
 def report_json(rep: Report) -> dict:

@@ -66,6 +66,7 @@ class Options:
     cache_dir: Path | None = None
     keep_dir: Path | None = None
     seed: int = 0x5C0DE
+    compile_timeout: float = 120.0
 
 
 @dataclass
@@ -120,8 +121,10 @@ class Pipeline:
             raise InputError("the replay proposer needs --candidates DIR")
         self.proposers = []
         for p in opts.proposers:
-            self.proposers.append(CompilersProposer() if p == "compilers" else ReplayProposer(opts.candidates_dir))
+            self.proposers.append(CompilersProposer(timeout=opts.compile_timeout) if p == "compilers" else ReplayProposer(opts.candidates_dir))
         self.tests = find_tests(opts.tests_dir) if opts.tests_dir else None
+        if opts.bench_input or opts.workload:
+            tools.require("hyperfine", "whole-program timing with --bench-input/--workload")
         if opts.bench_input and not Path(opts.bench_input).is_file():
             raise InputError(f"--bench-input '{opts.bench_input}' does not exist")
         self.cache = Cache(opts.cache_dir) if opts.use_cache else None
@@ -148,6 +151,7 @@ class Pipeline:
         env = environment(cfg, self.opts)
         if self.cache and self.cache.problem:
             notes.append(self.cache.problem)
+        notes += [p.note for p in self.proposers if getattr(p, "note", None)]
         work = Path(tempfile.mkdtemp(prefix="supercoder-")) if not self.opts.keep_dir else Path(self.opts.keep_dir)
         work.mkdir(parents=True, exist_ok=True)
         try:

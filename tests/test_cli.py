@@ -202,3 +202,29 @@ def test_shared_file_static_is_reported_and_local_clones_are_carried_along():
     assert "x: int32_t in [0, 2000]" in caller["harness"]
     assert all(c["reason"] not in ("link-error", "assemble-error") for c in caller["candidates"])
     assert any(c["status"] == "accepted" for c in caller["candidates"])
+
+
+def test_a_crashing_or_hanging_compiler_fails_that_candidate_and_the_rest_go_on(tmp_path):
+    cc = tmp_path / "flaky-gcc"
+    cc.write_text('#!/bin/sh\ncase "$*" in\n  *-march=native*-funroll*) sleep 600 ;;\n  *-march=native*) kill -SEGV $$ ;;\nesac\n'
+                  'exec gcc "$@"\n')
+    cc.chmod(0o755)
+    data = run_json(str(VERIFY / "popcount.c"), "--cc", str(cc), "--cflags=-O3", "--compile-timeout", "3",
+                    "-n", "20", "--inputs", "2000", "--rounds", "12")
+    c = by_label(data["functions"][0])
+    assert "killed by signal 11" in c["gcc_march_native"]["detail"]
+    assert "timed out" in c["gcc_march_native_funroll_loops"]["detail"]
+    assert c["gcc_mpopcnt_mlzcnt_mbmi_mbmi2"]["status"] == "accepted"  # the others still ran
+    assert leftover("sleep 600") == []
+
+
+def leftover(cmd: str) -> list[str]:
+    out = []
+    for pid in os.listdir("/proc"):
+        if pid.isdigit():
+            try:
+                if cmd in Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace"):
+                    out.append(pid)
+            except OSError:
+                pass
+    return out

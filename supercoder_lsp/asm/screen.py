@@ -111,7 +111,8 @@ def profile(text: str) -> Profile:
             if not stmt:
                 continue
             where = f"line {lineno}: {raw.strip()[:80]!r}"
-            op, _, args = stmt.partition(" ") if " " in stmt else stmt.partition("\t")
+            parts = stmt.split(None, 1)
+            op, args = parts[0], (parts[1] if len(parts) > 1 else "")
             op_l, args = op.lower(), args.strip()
             m = re.match(r"^([A-Za-z_.$][\w.$]*)\s*=", stmt)
             if m:

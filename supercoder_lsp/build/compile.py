@@ -7,6 +7,7 @@ own message, so one bad candidate or function never stops the others.
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 from pathlib import Path
 
@@ -25,13 +26,21 @@ class BuildError(RuntimeError):
 
 
 def run_tool(argv: list[str], what: str, cwd: str | None = None, timeout: float = 120) -> None:
+    """Run a build tool; a crash, a failure or a timeout (the whole process
+    group is killed: no stray cc1 left behind) raises BuildError."""
     tools.require(argv[0])
+    p = subprocess.Popen(argv, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         start_new_session=True)
     try:
-        p = subprocess.run(argv, cwd=cwd, capture_output=True, text=True, timeout=timeout)
+        out, err = p.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
+        os.killpg(p.pid, signal.SIGKILL)
+        p.communicate()
         raise BuildError(what, f"timed out after {timeout:.0f}s: {' '.join(argv)}", timed_out=True)
+    if p.returncode < 0:
+        raise BuildError(what, f"{argv[0]} was killed by signal {-p.returncode} (a compiler crash)\n{err}")
     if p.returncode != 0:
-        raise BuildError(what, p.stderr or p.stdout or f"exit code {p.returncode}")
+        raise BuildError(what, err or out or f"exit code {p.returncode}")
 
 
 def asm_flags(flags: tuple[str, ...] | list[str]) -> list[str]:

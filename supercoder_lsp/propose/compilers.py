@@ -79,8 +79,12 @@ def source_change_for(compiler: str, flags: tuple[str, ...], project_compiler: s
 class CompilersProposer:
     name = "compilers"
 
-    def __init__(self, variants=VARIANTS):
+    def __init__(self, variants=VARIANTS, timeout: float = 120):
+        self.timeout = timeout
         self.variants = tuple(v for v in variants if tools.which(v[0]))
+        missing = sorted({c for c, _ in variants if not tools.which(c)})
+        self.note = (f"{', '.join(missing)} not installed: its variants were skipped "
+                     f"(sudo apt-get install {' '.join(missing)})") if missing else None
 
     def settings(self) -> dict:
         return {"name": self.name, "variants": [[c, tools.version(c), *f] for c, f in self.variants]}
@@ -93,13 +97,17 @@ class CompilersProposer:
             if made >= n:
                 return
             label = f"{compiler}{''.join(flags).replace('-', '_').replace('=', '_')}"
+            if compiler == "gcc" and "clang" not in request.build.compiler:
+                compiler = request.build.compiler  # the project's own gcc (gcc-12, cc, a cross wrapper, ...)
             origin = f"compilers:{compiler} {' '.join([*request.build.flags, *flags])}"
             out = request.workdir / f"variant{i}.s"
             try:
-                asm = build.compile_to_asm(request.source_path, request.build, out, extra=flags, compiler=compiler)
+                asm = build.compile_to_asm(request.source_path, request.build, out, extra=flags, compiler=compiler,
+                                           timeout=self.timeout)
                 cut = cut_function(asm, name)
             except build.BuildError as e:
-                yield Candidate(name, "", origin, label, problem=f"the variant did not compile: {e.output[:500]}")
+                what = "timed out" if e.timed_out else "failed"
+                yield Candidate(name, "", origin, label, problem=f"the compiler {what} on this variant: {e.output[:500]}")
                 made += 1
                 continue
             except FunctionMissing as e:
