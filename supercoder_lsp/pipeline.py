@@ -28,7 +28,7 @@ from .harness import include_dir
 from .harness.plan import Plan, describe, make_plan
 from .hotness import ProfileError, callgrind_profile, rank
 from .measure.hyperfine import time_programs
-from .measure.interleaved import InterleavedTimer, TimingError, TimingSetup
+from .measure.interleaved import InterleavedTimer, TimingError, TimingMismatch, TimingSetup
 from .model import ACCEPTED, REJECTED, BuildConfig, Candidate, CandidateResult, CFunction, FunctionResult
 from .propose.base import ProposalRequest
 from .propose.compilers import CompilersProposer
@@ -377,6 +377,8 @@ class Pipeline:
             with sw_c("measure"):
                 try:
                     r.timing = timer.time(base_asm, cand.assembly, cand.label)
+                except TimingMismatch as e:
+                    return reject("unsafe", str(e))
                 except TimingError as e:
                     return reject("not-faster", f"could not be timed: {e}")
         if cand_exe is not None and (self.opts.bench_input or self.opts.workload):

@@ -189,3 +189,17 @@ def test_refuses_to_run_without_a_sandbox_unless_told(tmp_path, monkeypatch):
         sandbox.require_sandbox()
     monkeypatch.setenv("SUPERCODER_ALLOW_UNSANDBOXED", "1")
     sandbox.require_sandbox()
+
+
+def test_a_candidate_that_behaves_differently_when_timed_is_caught(harness):
+    """Correct for the first 200,000 calls (more than verification makes), then it cheats."""
+    from supercoder_lsp.measure.interleaved import InterleavedTimer, TimingMismatch, TimingSetup
+
+    h, tmp, fn, cfg = harness
+    base = cut_function(build.compile_to_asm(FIX / "popcount.c", cfg, tmp / "b2.s"), "popcount").text
+    sneaky = ("\t.text\n\t.globl popcount\n\t.type popcount, @function\npopcount:\n"
+              "\taddq $1, .Lcalls(%rip)\n\tcmpq $200000, .Lcalls(%rip)\n\tja .Lcheat\n\tpopcntq %rdi, %rax\n\tret\n"
+              ".Lcheat:\n\txorl %eax, %eax\n\tret\n\t.size popcount, .-popcount\n\t.local .Lcalls\n\t.comm .Lcalls,8,8\n")
+    timer = InterleavedTimer(TimingSetup(tmp / "t", "popcount", make_plan(fn.signature), rounds=12))
+    with pytest.raises(TimingMismatch, match="differ"):
+        timer.time(base, sneaky, "sneaky")

@@ -34,8 +34,15 @@ def render_timing(plan: Plan, seed: int) -> str:
     types, vals = call_args(plan, poison=False)
     vals = [v.replace("in->", "in[j].") for v in vals]
     proto = ", ".join(types)
-    body = (f"{{ {ret} v = fn({', '.join(vals)}); uint64_t b = 0; memcpy(&b, &v, sizeof v); acc += b; }}"
+    canon = "if (v != v) b = 0x7ff8000000000000ULL; else " if plan.ret and plan.ret.role == "float" else ""
+    body = (f"{{ {ret} v = fn({', '.join(vals)}); uint64_t b = 0; {canon}memcpy(&b, &v, sizeof v); acc = acc * 31 + b; }}"
             if plan.ret else f"fn({', '.join(vals)}); acc++;")
+    hashes = []
+    for k, p in enumerate(plan.params):
+        if p.role == "array":
+            hashes.append(f"for (int j = 0; j < M; j++) h = sc_fnv(h, T[f][j].pv[{k}], T[f][j].len[{k}] * sizeof({p.elem.ctype}));")
+        elif p.role == "cstring":
+            hashes.append(f"for (int j = 0; j < M; j++) h = sc_fnv(h, T[f][j].pv[{k}], T[f][j].len[{k}] + 1);")
     copies = []
     for k, p in enumerate(plan.params):
         if p.role in ("array", "cstring"):
@@ -49,7 +56,7 @@ extern {ret} sc_t0({proto}), sc_t1({proto}), sc_t2({proto});
 static sc_fn_t fns[3] = {{ sc_t0, sc_t1, sc_t2 }};
 #define M {N_TIMING_INPUTS}
 static sc_input T[3][M];
-static volatile uint64_t sink;
+static uint64_t results[3];
 
 static int m_used = 1;
 static uint64_t batch(int f, long reps) {{
@@ -58,7 +65,7 @@ static uint64_t batch(int f, long reps) {{
     for (long r = 0; r < reps; r++)
         for (int j = 0; j < m_used; j++) {body}
     uint64_t t1 = sc_now_ns();
-    sink = acc;
+    results[f] = acc; /* the same calls on the same inputs: must match across the three */
     return t1 - t0;
 }}
 
@@ -92,8 +99,11 @@ int main(int argc, char **argv) {{
         if (r >= 4 && sc_now_ns() - start > budget) break; /* out of time: fewer rounds, wider intervals */
         uint64_t t[3];
         for (int s = 0; s < 3; s++) {{ int f = order[r % 6][s]; t[f] = batch(f, reps); }}
-        printf("%llu %llu %llu\\n", (unsigned long long)t[0], (unsigned long long)t[1], (unsigned long long)t[2]);
+        printf("%llu %llu %llu %d\\n", (unsigned long long)t[0], (unsigned long long)t[1], (unsigned long long)t[2],
+               results[0] == results[1] && results[1] == results[2]);
     }}
+    for (int f = 0; f < 3; f++) {{ uint64_t h = 0xcbf29ce484222325ULL; {' '.join(hashes)} results[f] = h; }}
+    printf("buffers %d\\n", results[0] == results[1] && results[1] == results[2]);
     return 0;
 }}
 """
@@ -124,6 +134,10 @@ class TimingSetup:
 
 class TimingError(RuntimeError):
     """The candidate could not be timed (not a verdict on its speed)."""
+
+
+class TimingMismatch(TimingError):
+    """The timing run contradicts itself: a candidate that tampers with its measurement."""
 
 
 class InterleavedTimer:
@@ -157,9 +171,18 @@ class InterleavedTimer:
             raise TimingError("made a forbidden system call while being timed")
         if r.returncode != 0:
             raise TimingError(f"timing run failed at offset {off}: {r.stderr.strip() or r.returncode}")
-        lines = r.stdout.split("\n")
-        calls = int(lines[0].split()[1])
-        return [tuple(int(x) / calls for x in ln.split()) for ln in lines[1:] if ln.strip()]
+        lines = [ln.split() for ln in r.stdout.split("\n") if ln.strip()]
+        calls = int(lines[0][1])
+        rows = [ln for ln in lines[1:] if ln[0] != "buffers"]
+        same = all(ln[3] == "1" for ln in rows) and lines[-1] == ["buffers", "1"]
+        if not same:
+            raise TimingMismatch("while being timed the candidate computed results that differ from the baseline's "
+                                 "(it behaves differently outside the verification harness)")
+        times = [tuple(int(x) / calls for x in ln[:3]) for ln in rows]
+        reported = sum(sum(t) for t in times) * calls / 1e9
+        if reported > r.seconds * 1.05 + 0.01:
+            raise TimingMismatch(f"the timing run reported {reported:.3f}s of calls in a process that ran {r.seconds:.3f}s")
+        return times
 
     def time(self, base_asm: str, cand_asm: str, tag: str) -> Timing:
         per_alignment = []
