@@ -75,6 +75,7 @@ def parser() -> argparse.ArgumentParser:
                    help="run candidates even where no seccomp filter can contain them (not recommended)")
     o.add_argument("--json", action="store_true", help="print the JSON report to stdout")
     o.add_argument("-o", "--output", type=Path, help="also write the JSON report to this file")
+    o.add_argument("--progress-jsonl", action="store_true", help=argparse.SUPPRESS)  # for the language server's workers
     return p
 
 
@@ -172,6 +173,13 @@ def optimize(a: argparse.Namespace) -> int:
     if a.allow_unsandboxed:
         os.environ["SUPERCODER_ALLOW_UNSANDBOXED"] = "1"
     opts = options_from(a)
+    if a.progress_jsonl:  # machine-readable progress on stderr, one JSON object a line
+        def progress_line(fn: str, stage: str, step: int | None = None, steps: int | None = None) -> None:
+            sys.stderr.write(json.dumps({"function": fn, "stage": stage, "step": step, "steps": steps}) + "\n")
+            sys.stderr.flush()
+
+        rep = Pipeline(opts, progress_line).run(a.file)
+        return _emit(a, rep)
     with Progress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                   TimeElapsedColumn(), console=err, transient=True) as prog:
         task = prog.add_task("starting", total=None)
@@ -180,6 +188,10 @@ def optimize(a: argparse.Namespace) -> int:
             prog.update(task, description=f"{fn + ': ' if fn else ''}{stage}", completed=step or 0, total=steps)
 
         rep = Pipeline(opts, progress).run(a.file)
+    return _emit(a, rep)
+
+
+def _emit(a: argparse.Namespace, rep: Report) -> int:
     data = report_json(rep)
     if a.output:
         a.output.write_text(json.dumps(data, indent=2))

@@ -1,0 +1,192 @@
+"""Background optimization jobs, one per (document, function).
+
+The heavy work runs in a worker process (`python -m supercoder_lsp.cli
+optimize --json --progress-jsonl`), started with asyncio so the server's
+event loop never blocks and the server never imports anything heavy. Jobs are
+debounced per document; a newer save cancels an older job of the same
+function (its whole process group is killed); a function whose text hash is
+unchanged keeps its result and is not redone.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import logging
+import os
+import signal
+import sys
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Awaitable, Callable
+
+from .settings import Settings
+
+log = logging.getLogger(__name__)
+
+DEBOUNCE_SECONDS = 0.3
+
+
+def text_hash(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+@dataclass
+class FunctionJob:
+    name: str
+    hash: str
+    result: dict | None = None  # the worker's JSON entry for the function
+    environment: dict | None = None  # compiler, flags, CPU of the run that produced it
+    error: str | None = None
+    task: asyncio.Task | None = None
+    token: str | None = None
+    proc: asyncio.subprocess.Process | None = None
+
+
+@dataclass
+class DocumentJobs:
+    path: Path
+    functions: dict[str, FunctionJob] = field(default_factory=dict)
+    pending: asyncio.TimerHandle | None = None
+
+
+Progress = Callable[[str, str, str], Awaitable[None]]  # (token, kind, message)
+
+
+class Jobs:
+    def __init__(self, on_result: Callable[[str], None], progress: "ProgressSink"):
+        self.docs: dict[str, DocumentJobs] = {}
+        self.on_result = on_result
+        self.progress = progress
+        self.settings = Settings()
+        self._slots = asyncio.Semaphore(1)
+        self.tasks: set[asyncio.Task] = set()
+
+    def configure(self, settings: Settings) -> None:
+        self.settings = settings
+        self._slots = asyncio.Semaphore(settings.parallel_jobs)
+
+    def results(self, uri: str) -> dict[str, FunctionJob]:
+        doc = self.docs.get(uri)
+        return doc.functions if doc else {}
+
+    def schedule(self, uri: str, path: Path, functions: list[tuple[str, str]], *, force: bool = False,
+                 debounce: float = DEBOUNCE_SECONDS) -> None:
+        """Queue jobs for (name, hash) pairs after a debounce; newer calls replace older pending ones."""
+        doc = self.docs.setdefault(uri, DocumentJobs(path))
+        doc.path = path
+        if doc.pending:
+            doc.pending.cancel()
+        loop = asyncio.get_running_loop()
+        doc.pending = loop.call_later(debounce, self._start, uri, functions, force)
+
+    def _start(self, uri: str, functions: list[tuple[str, str]], force: bool) -> None:
+        doc = self.docs[uri]
+        doc.pending = None
+        for name, h in functions:
+            old = doc.functions.get(name)
+            if old and old.hash == h and not force and (old.result is not None or old.task and not old.task.done()):
+                continue  # unchanged: keep the result (or the job already running for it)
+            if old and old.task and not old.task.done():
+                old.task.cancel()  # a newer save: the stale job goes
+            job = FunctionJob(name, h)
+            doc.functions[name] = job
+            job.task = asyncio.get_running_loop().create_task(self._run(uri, doc, job))
+            self.tasks.add(job.task)
+            job.task.add_done_callback(self._done)
+
+    def _done(self, task: asyncio.Task) -> None:
+        self.tasks.discard(task)
+        if not task.cancelled() and task.exception():
+            log.error("job failed", exc_info=task.exception())
+
+    def cancel_token(self, token: str) -> bool:
+        for doc in self.docs.values():
+            for job in doc.functions.values():
+                if job.token == token and job.task and not job.task.done():
+                    job.task.cancel()
+                    return True
+        return False
+
+    def cancel_document(self, uri: str) -> None:
+        doc = self.docs.get(uri)
+        if not doc:
+            return
+        if doc.pending:
+            doc.pending.cancel()
+        for job in doc.functions.values():
+            if job.task and not job.task.done():
+                job.task.cancel()
+
+    def command(self, path: Path, name: str) -> list[str]:
+        s = self.settings
+        argv = [sys.executable, "-m", "supercoder_lsp.cli", "optimize", "--json", "--progress-jsonl", str(path),
+                "-f", name, "-n", str(s.samples), "--inputs", str(s.inputs), "--proposer", ",".join(s.proposers)]
+        if s.flags:
+            argv.append(f"--cflags={s.flags}")
+        if s.cache_dir:
+            argv += ["--cache-dir", s.cache_dir]
+        if s.candidates_dir:
+            argv += ["--candidates", s.candidates_dir]
+        return argv
+
+    async def _run(self, uri: str, doc: DocumentJobs, job: FunctionJob) -> None:
+        job.token = f"supercoder-{uuid.uuid4().hex[:12]}"
+        await self.progress.begin(job.token, f"supercoder: {job.name}")
+        try:
+            async with self._slots:
+                rc, out, errors = await asyncio.wait_for(self._work(doc, job), timeout=self.settings.time_budget)
+            if rc != 0:
+                job.error = "".join(errors).strip()[-2000:] or f"the worker exited with {rc}"
+                log.warning("%s: %s", job.name, job.error)
+            else:
+                data = json.loads(out)
+                job.result = next((f for f in data["functions"] if f["name"] == job.name), None)
+                job.environment = data.get("environment")
+            await self.progress.end(job.token, "done" if job.result else "failed")
+            self.on_result(uri)
+        except asyncio.CancelledError:
+            self._kill(job)
+            await self.progress.end(job.token, "cancelled")
+            raise
+        except asyncio.TimeoutError:
+            self._kill(job)
+            job.error = f"over the time budget of {self.settings.time_budget:.0f}s"
+            await self.progress.end(job.token, job.error)
+
+    async def _work(self, doc: DocumentJobs, job: FunctionJob) -> tuple[int, bytes, list[str]]:
+        job.proc = await asyncio.create_subprocess_exec(
+            *self.command(doc.path, job.name), stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+            start_new_session=True, cwd=str(doc.path.parent))
+        stdout_task = asyncio.create_task(job.proc.stdout.read())
+        errors: list[str] = []
+        async for line in job.proc.stderr:
+            try:
+                ev = json.loads(line)
+            except ValueError:
+                errors.append(line.decode(errors="replace"))
+                continue
+            pct = int(100 * (ev.get("step") or 0) / ev["steps"]) if ev.get("steps") else None
+            await self.progress.report(job.token, f"{job.name}: {ev.get('stage', '')}", pct)
+        out = await stdout_task
+        return await job.proc.wait(), out, errors
+
+    @staticmethod
+    def _kill(job: FunctionJob) -> None:
+        if job.proc and job.proc.returncode is None:
+            try:
+                os.killpg(job.proc.pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+
+
+class ProgressSink:
+    """Work-done progress towards the client (no-op when it does not support it)."""
+
+    async def begin(self, token: str, title: str) -> None: ...
+
+    async def report(self, token: str, message: str, percentage: int | None) -> None: ...
+
+    async def end(self, token: str, message: str) -> None: ...

@@ -1,0 +1,165 @@
+"""Turn verified results into what the editor shows: diagnostics, inlay hints,
+code lenses, code actions, and the side-by-side assembly file.
+
+Everything here is a pure function of the current document text and the
+worker's JSON result for each function; ranges always come from the current
+text, so a result stays attached to its function while the file is edited.
+"""
+
+from __future__ import annotations
+
+import itertools
+from pathlib import Path
+
+from lsprotocol import types
+
+from ..model import CFunction
+from ..source import LineIndex, parse_functions
+from .settings import Settings
+
+SOURCE = "supercoder"
+
+
+def _best(result: dict | None) -> dict | None:
+    return result.get("best") if result else None
+
+
+def headline(result: dict) -> str | None:
+    """'1.62x faster (95% CI 1.55-1.70), uses popcnt - verified on 200,000 inputs', or None."""
+    best = _best(result)
+    if not best or best.get("speedup") is None and best.get("program_speedup") is None:
+        return None
+    sp = best["speedup"] if best.get("speedup") is not None else best["program_speedup"]
+    ci = best["speedup_ci"] if best.get("speedup") is not None else best["program_speedup_ci"]
+    uses = f", uses {', '.join(best['features'])}" if best.get("features") else ""
+    cand = next((c for c in result["candidates"] if c["label"] == best["label"]), {})
+    how = (f" - verified on {cand['inputs_checked']:,} inputs" if cand.get("inputs_checked")
+           else f" - {cand.get('tests_passed', 0)} program tests pass")
+    return f"{sp:.2f}x faster (95% CI {ci[0]:.2f}-{ci[1]:.2f}){uses}{how}"
+
+
+def speedup(result: dict | None) -> float:
+    best = _best(result)
+    if not best:
+        return 0.0
+    return best["speedup"] if best.get("speedup") is not None else (best.get("program_speedup") or 0.0)
+
+
+def no_win_summary(result: dict) -> str:
+    counts: dict[str, int] = {}
+    for c in result.get("candidates", []):
+        counts[c["reason"] or "accepted"] = counts.get(c["reason"] or "accepted", 0) + 1
+    tried = ", ".join(f"{n} {r}" for r, n in sorted(counts.items(), key=lambda kv: -kv[1]))
+    return f"no faster verified candidate ({len(result.get('candidates', []))} tried{': ' + tried if tried else ''})"
+
+
+def functions_by_name(text: str) -> dict[str, CFunction]:
+    return {f.name: f for f in parse_functions(text)}
+
+
+def _lsp_range(r) -> types.Range:
+    return types.Range(types.Position(r.start.line, r.start.character), types.Position(r.end.line, r.end.character))
+
+
+def diagnostics(text: str, results: dict[str, dict], s: Settings) -> list[types.Diagnostic]:
+    if not s.hints.diagnostics:
+        return []
+    fns = functions_by_name(text)
+    out = []
+    for name, result in results.items():
+        fn = fns.get(name)
+        if fn is None or result is None:
+            continue
+        line = headline(result)
+        if line and speedup(result) >= s.min_speedup:
+            out.append(types.Diagnostic(range=_lsp_range(fn.name_range), message=line, source=SOURCE,
+                                        severity=types.DiagnosticSeverity.Hint, code="speedup",
+                                        data={"function": name, "label": result["best"]["label"]}))
+        elif s.hints.explain_no_win and result.get("status") == "done":
+            out.append(types.Diagnostic(range=_lsp_range(fn.name_range), message=no_win_summary(result), source=SOURCE,
+                                        severity=types.DiagnosticSeverity.Information, code="no-win",
+                                        data={"function": name}))
+    return out
+
+
+def inlay_hints(text: str, results: dict[str, dict], s: Settings, rng: types.Range) -> list[types.InlayHint]:
+    if not s.hints.inlay_hints:
+        return []
+    fns = functions_by_name(text)
+    idx = LineIndex(text.encode("utf-8", "surrogatepass"))
+    out = []
+    for name, result in results.items():
+        fn = fns.get(name)
+        if fn is None or speedup(result) < s.min_speedup:
+            continue
+        pos = idx.position(fn.body_start_byte)  # just before the body's opening brace
+        if not rng.start.line <= pos.line <= rng.end.line:
+            continue
+        best = result["best"]
+        uses = f", uses {', '.join(best['features'])}" if best.get("features") else ""
+        out.append(types.InlayHint(position=types.Position(pos.line, pos.character),
+                                   label=f"{speedup(result):.2f}x faster{uses}", kind=types.InlayHintKind.Type,
+                                   padding_left=True, padding_right=True, tooltip=headline(result)))
+    return out
+
+
+def code_lenses(uri: str, text: str, results: dict[str, dict], s: Settings) -> list[types.CodeLens]:
+    if not s.hints.code_lens:
+        return []
+    fns = functions_by_name(text)
+    out = []
+    for name, result in results.items():
+        fn = fns.get(name)
+        if fn is None or speedup(result) < s.min_speedup:
+            continue
+        r = _lsp_range(fn.name_range)
+        out.append(types.CodeLens(range=r, command=types.Command(title=f"{speedup(result):.2f}x faster", command="supercoder.showAssembly", arguments=[uri, name])))
+        out.append(types.CodeLens(range=r, command=types.Command(title="Show assembly", command="supercoder.showAssembly", arguments=[uri, name])))
+        out.append(types.CodeLens(range=r, command=types.Command(title="Re-run", command="supercoder.optimizeFunction", arguments=[uri, name])))
+    return out
+
+
+def code_actions(uri: str, version: int | None, text: str, results: dict[str, dict], s: Settings,
+                 rng: types.Range) -> list[types.CodeAction]:
+    fns = functions_by_name(text)
+    out = []
+    for fn in fns.values():
+        r = fn.range
+        if not (r.start.line <= rng.start.line <= r.end.line):
+            continue
+        result = results.get(fn.name)
+        best = _best(result)
+        if best and speedup(result) >= s.min_speedup:
+            change = best.get("source_change")
+            if change and change["kind"] == "attribute":
+                at = types.Position(r.start.line, r.start.character)
+                edit = types.WorkspaceEdit(document_changes=[types.TextDocumentEdit(
+                    text_document=types.OptionalVersionedTextDocumentIdentifier(uri=uri, version=version),
+                    edits=[types.TextEdit(range=types.Range(at, at), new_text=change["text"] + "\n")])])
+                out.append(types.CodeAction(title=f"Use {change['text']} ({speedup(result):.2f}x)",
+                                            kind=types.CodeActionKind.RefactorRewrite, edit=edit, is_preferred=True))
+            out.append(types.CodeAction(title=f"Show side-by-side assembly ({speedup(result):.2f}x)",
+                                        kind=types.CodeActionKind.Empty,
+                                        command=types.Command(title="Show side-by-side assembly", command="supercoder.showAssembly", arguments=[uri, fn.name])))
+        out.append(types.CodeAction(title=f"Optimize {fn.name} now", kind=types.CodeActionKind.Empty,
+                                    command=types.Command(title=f"Optimize {fn.name} now", command="supercoder.optimizeFunction", arguments=[uri, fn.name])))
+    return out
+
+
+def side_by_side(path: Path, result: dict, environment: dict | None = None) -> Path:
+    """Write <file>.supercoder.s: the -O3 assembly beside the best candidate, under the measured figures."""
+    best = _best(result)
+    left = result["baseline"]["assembly"].splitlines()
+    right = (best["assembly"] if best else "").splitlines()
+    width = max([len(x.expandtabs(8)) for x in left] + [24]) + 2
+    env = environment or {}
+    head = [f"# supercoder: {result['name']} in {path.name}",
+            f"# {headline(result) or no_win_summary(result)}",
+            f"# candidate: {best['label']} from {best['origin']}" if best else "# no verified faster candidate",
+            f"# CPU: {env.get('cpu_model', '?')}; compiler: {env.get('compiler_version', env.get('compiler', '?'))}",
+            f"# {'-O3 (baseline)'.ljust(width - 2)}| candidate", "#"]
+    body = [f"# {a.expandtabs(8).ljust(width - 2)}| {b.expandtabs(8)}"
+            for a, b in itertools.zip_longest(left, right, fillvalue="")]
+    out = path.with_name(path.name + ".supercoder.s")
+    out.write_text("\n".join(head + body) + "\n")
+    return out

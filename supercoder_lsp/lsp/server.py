@@ -1,0 +1,221 @@
+"""The language server: every LSP method is registered here, once, and fans
+out to small feature functions (present.py: what is shown; jobs.py: the
+background work). Handlers only translate between LSP and plain results; the
+heavy work runs in worker processes.
+
+    supercoder-lsp --stdio            (what editors start)
+    supercoder-lsp --tcp 127.0.0.1:2087   (for debugging)
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import sys
+from pathlib import Path
+
+from lsprotocol import types
+from pygls.lsp.server import LanguageServer
+from pygls.uris import to_fs_path
+
+from .. import __version__
+from ..hotness import rank
+from ..source import parse_functions
+from . import present
+from .jobs import Jobs, ProgressSink, text_hash
+from .settings import Settings, resolve
+
+log = logging.getLogger("supercoder_lsp")
+
+
+class ClientProgress(ProgressSink):
+    def __init__(self, server: "SupercoderServer"):
+        self.server = server
+
+    def _supported(self) -> bool:
+        caps = self.server.client_capabilities
+        return bool(caps and caps.window and caps.window.work_done_progress)
+
+    async def begin(self, token, title):
+        if not self._supported():
+            return
+        try:
+            await self.server.work_done_progress.create_async(token)
+        except Exception:  # the client refused the token: go on without progress
+            return
+        self.server.work_done_progress.begin(token, types.WorkDoneProgressBegin(title=title, cancellable=True))
+
+    async def report(self, token, message, percentage):
+        if self._supported() and token in self.server.work_done_progress.tokens:
+            self.server.work_done_progress.report(token, types.WorkDoneProgressReport(message=message,
+                                                                                      percentage=percentage))
+
+    async def end(self, token, message):
+        if self._supported() and token in self.server.work_done_progress.tokens:
+            self.server.work_done_progress.end(token, types.WorkDoneProgressEnd(message=message))
+
+
+class SupercoderServer(LanguageServer):
+    def __init__(self):
+        super().__init__("supercoder-lsp", __version__)
+        self.settings = Settings()
+        self.init_options: dict | None = None
+        self.root: Path | None = None
+        self.jobs = Jobs(self.results_changed, ClientProgress(self))
+
+    # -- results to the editor --------------------------------------------------------
+    def results_for(self, uri: str) -> dict[str, dict]:
+        return {name: job.result for name, job in self.jobs.results(uri).items() if job.result is not None}
+
+    def results_changed(self, uri: str) -> None:
+        doc = self.workspace.text_documents.get(uri)
+        text = doc.source if doc else Path(to_fs_path(uri)).read_text(errors="replace")
+        self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(
+            uri=uri, diagnostics=present.diagnostics(text, self.results_for(uri), self.settings),
+            version=doc.version if doc else None))
+        ws = self.client_capabilities.workspace if self.client_capabilities else None
+        if ws and ws.inlay_hint and ws.inlay_hint.refresh_support:
+            self.workspace_inlay_hint_refresh(None)
+        if ws and ws.code_lens and ws.code_lens.refresh_support:
+            self.workspace_code_lens_refresh(None)
+
+    # -- work ---------------------------------------------------------------------------
+    def analyze(self, uri: str, *, only: str | None = None, force: bool = False) -> None:
+        path = to_fs_path(uri)
+        if not path or not path.endswith((".c", ".h")):
+            return
+        text = self.workspace.get_text_document(uri).source
+        functions = parse_functions(text)
+        if only:
+            chosen = [f for f in functions if f.name == only]
+        else:
+            chosen = [f for f, _ in rank(functions, profile=None)[: self.settings.top_functions]]
+        if self.results_for(uri):  # cached results show at once
+            self.results_changed(uri)
+        self.jobs.schedule(uri, Path(path), [(f.name, text_hash(f.text)) for f in chosen], force=force)
+
+    async def load_settings(self) -> None:
+        ws = None
+        caps = self.client_capabilities
+        if caps and caps.workspace and caps.workspace.configuration:
+            try:
+                got = await self.workspace_configuration_async(
+                    types.ConfigurationParams(items=[types.ConfigurationItem(section="supercoder")]))
+                ws = got[0] if got else None
+            except Exception as e:  # a client that fails the request: defaults
+                log.warning("workspace/configuration failed: %s", e)
+        self.settings, problems = resolve(self.init_options, ws, self.root)
+        self.jobs.configure(self.settings)
+        for p in problems:
+            self.window_show_message(types.ShowMessageParams(type=types.MessageType.Warning, message=f"supercoder: {p}"))
+
+
+server = SupercoderServer()
+
+
+@server.feature(types.INITIALIZE)
+def initialize(ls: SupercoderServer, params: types.InitializeParams):
+    ls.init_options = params.initialization_options if isinstance(params.initialization_options, dict) else None
+    folder = (params.workspace_folders or [None])[0]
+    root = folder.uri if folder else params.root_uri
+    ls.root = Path(to_fs_path(root)) if root else None
+
+
+@server.feature(types.INITIALIZED)
+async def initialized(ls: SupercoderServer, params: types.InitializedParams):
+    await ls.load_settings()
+
+
+@server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
+async def did_change_configuration(ls: SupercoderServer, params: types.DidChangeConfigurationParams):
+    await ls.load_settings()
+
+
+@server.feature(types.TEXT_DOCUMENT_DID_OPEN)
+def did_open(ls: SupercoderServer, params: types.DidOpenTextDocumentParams):
+    ls.analyze(params.text_document.uri)
+
+
+@server.feature(types.TEXT_DOCUMENT_DID_SAVE)
+def did_save(ls: SupercoderServer, params: types.DidSaveTextDocumentParams):
+    ls.analyze(params.text_document.uri)
+
+
+@server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
+def did_close(ls: SupercoderServer, params: types.DidCloseTextDocumentParams):
+    ls.jobs.cancel_document(params.text_document.uri)
+
+
+@server.feature(types.WINDOW_WORK_DONE_PROGRESS_CANCEL)
+def progress_cancel(ls: SupercoderServer, params: types.WorkDoneProgressCancelParams):
+    ls.jobs.cancel_token(str(params.token))
+
+
+@server.feature(types.TEXT_DOCUMENT_INLAY_HINT)
+def inlay_hint(ls: SupercoderServer, params: types.InlayHintParams):
+    uri = params.text_document.uri
+    return present.inlay_hints(ls.workspace.get_text_document(uri).source, ls.results_for(uri), ls.settings,
+                               params.range)
+
+
+@server.feature(types.TEXT_DOCUMENT_CODE_LENS)
+def code_lens(ls: SupercoderServer, params: types.CodeLensParams):
+    uri = params.text_document.uri
+    return present.code_lenses(uri, ls.workspace.get_text_document(uri).source, ls.results_for(uri), ls.settings)
+
+
+@server.feature(types.TEXT_DOCUMENT_CODE_ACTION,
+                types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.RefactorRewrite]))
+def code_action(ls: SupercoderServer, params: types.CodeActionParams):
+    uri = params.text_document.uri
+    doc = ls.workspace.get_text_document(uri)
+    return present.code_actions(uri, doc.version, doc.source, ls.results_for(uri), ls.settings, params.range)
+
+
+@server.command("supercoder.optimizeFunction")
+def optimize_function(ls: SupercoderServer, uri: str, name: str):
+    """Optimize this function now, hot or not."""
+    ls.analyze(uri, only=name, force=True)
+
+
+@server.command("supercoder.showAssembly")
+async def show_assembly(ls: SupercoderServer, uri: str, name: str):
+    job = ls.jobs.results(uri).get(name)
+    if job is None or job.result is None:
+        ls.window_show_message(types.ShowMessageParams(type=types.MessageType.Info,
+                                                       message=f"supercoder: no result for {name} yet"))
+        return None
+    out = present.side_by_side(Path(to_fs_path(uri)), job.result, job.environment)
+    caps = ls.client_capabilities
+    if caps and caps.window and caps.window.show_document and caps.window.show_document.support:
+        await ls.window_show_document_async(types.ShowDocumentParams(uri=out.as_uri(), take_focus=True))
+    else:
+        ls.window_show_message(types.ShowMessageParams(type=types.MessageType.Info,
+                                                       message=f"supercoder: side-by-side assembly written to {out}"))
+    return str(out)
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="supercoder-lsp", description="SuperCoder language server")
+    p.add_argument("--stdio", action="store_true", help="talk LSP over stdin/stdout (the default)")
+    p.add_argument("--tcp", metavar="HOST:PORT", help="listen on a TCP port instead (for debugging)")
+    p.add_argument("--log-file", help="write the server's log here (never to stdout)")
+    p.add_argument("--version", action="version", version=f"supercoder-lsp {__version__}")
+    a = p.parse_args(argv)
+    fmt = "%(asctime)s %(name)s %(levelname)s %(message)s"
+    if a.log_file:
+        logging.basicConfig(filename=a.log_file, level=logging.INFO, format=fmt)
+    else:
+        logging.basicConfig(stream=sys.stderr, level=logging.INFO, format=fmt)  # never stdout: that is the protocol
+    logging.getLogger("pygls").setLevel(logging.WARNING)  # not every message of the protocol
+    if a.tcp:
+        host, _, port = a.tcp.rpartition(":")
+        server.start_tcp(host or "127.0.0.1", int(port))
+    else:
+        server.start_io()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

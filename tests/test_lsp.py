@@ -1,0 +1,143 @@
+"""The language server end to end: the real entry point (`python -m supercoder_lsp`)
+driven by pytest-lsp with VS Code's and Neovim's client capabilities."""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import pytest
+import pytest_lsp
+from lsprotocol import types
+from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
+
+FIX = Path(__file__).parent / "fixtures" / "verify"
+WORK = Path(tempfile.mkdtemp(prefix="sc-lsp-test-"))
+OPTIONS = {"samples": 1, "inputs": 5000, "cacheDir": str(WORK / "cache"), "parallelJobs": 1}
+
+
+@pytest_lsp.fixture(params=["visual-studio-code", "neovim"],
+                    config=ClientServerConfig(server_command=[sys.executable, "-m", "supercoder_lsp", "--stdio"]))
+async def client(request, lsp_client: LanguageClient):
+    # real editors re-request lenses and inlay hints on refresh; the test client just acknowledges
+    lsp_client.feature(types.WORKSPACE_CODE_LENS_REFRESH)(lambda *args: None)
+    lsp_client.feature(types.WORKSPACE_INLAY_HINT_REFRESH)(lambda *args: None)
+    await lsp_client.initialize_session(types.InitializeParams(
+        capabilities=client_capabilities(request.param), initialization_options=OPTIONS,
+        workspace_folders=[types.WorkspaceFolder(uri=WORK.as_uri(), name="work")]))
+    yield
+    await lsp_client.shutdown_session()
+
+
+def project(name: str) -> Path:
+    d = WORK / name
+    d.mkdir(parents=True, exist_ok=True)
+    shutil.copy(FIX / "popcount.c", d / "popcount.c")
+    return d / "popcount.c"
+
+
+def open_doc(client: LanguageClient, path: Path, version: int = 1) -> str:
+    uri = path.as_uri()
+    client.text_document_did_open(types.DidOpenTextDocumentParams(
+        text_document=types.TextDocumentItem(uri=uri, language_id="c", version=version, text=path.read_text())))
+    return uri
+
+
+async def wait_for_hint(client: LanguageClient, uri: str, timeout: float = 240) -> types.Diagnostic:
+    async def loop():
+        while True:
+            diags = client.diagnostics.get(uri) or []
+            hints = [d for d in diags if d.source == "supercoder" and d.code == "speedup"]
+            if hints:
+                return hints[0]
+            await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+    return await asyncio.wait_for(loop(), timeout)
+
+
+async def test_hint_lens_and_actions_for_popcount(client: LanguageClient, tmp_path):
+    path = project(f"hint-{id(client)}")
+    uri = open_doc(client, path)
+    hint = await wait_for_hint(client, uri)
+    assert hint.severity == types.DiagnosticSeverity.Hint
+    assert "x faster (95% CI" in hint.message and "uses popcnt" in hint.message and "verified on" in hint.message
+    assert hint.range.start.line == 9  # on the function's name
+
+    lines = path.read_text().splitlines()
+    inlays = await client.text_document_inlay_hint_async(types.InlayHintParams(
+        text_document=types.TextDocumentIdentifier(uri=uri),
+        range=types.Range(types.Position(0, 0), types.Position(len(lines), 0))))
+    assert len(inlays) == 1 and "x faster, uses popcnt" in inlays[0].label
+    assert inlays[0].position.line == 9
+
+    lenses = await client.text_document_code_lens_async(types.CodeLensParams(text_document=types.TextDocumentIdentifier(uri=uri)))
+    titles = [lens.command.title for lens in lenses]
+    assert any(t.endswith("x faster") for t in titles) and "Show assembly" in titles and "Re-run" in titles
+
+    actions = await client.text_document_code_action_async(types.CodeActionParams(
+        text_document=types.TextDocumentIdentifier(uri=uri), range=types.Range(types.Position(10, 4), types.Position(10, 4)),
+        context=types.CodeActionContext(diagnostics=[hint])))
+    by_title = {a.title: a for a in actions}
+    attr = next(a for t, a in by_title.items() if t.startswith('Use __attribute__((target("popcnt")))'))
+    assert any(t.startswith("Show side-by-side assembly") for t in by_title)
+    assert "Optimize popcount now" in by_title
+
+    # the source-level change, applied, builds and behaves as before
+    edit = attr.edit.document_changes[0].edits[0]
+    lines.insert(edit.range.start.line, edit.new_text.rstrip("\n"))
+    edited = tmp_path / "edited.c"
+    edited.write_text("\n".join(lines) + "\n")
+    subprocess.run(["gcc", "-O3", str(edited), "-o", str(tmp_path / "edited")], check=True)
+    subprocess.run(["gcc", "-O3", str(path), "-o", str(tmp_path / "orig")], check=True)
+    subprocess.run(["objdump", "-d", str(tmp_path / "edited")], check=True, capture_output=True)
+    assert "popcnt" in subprocess.run(["objdump", "-d", str(tmp_path / "edited")], capture_output=True, text=True).stdout
+    for inp in sorted((FIX / "tests").glob("*.in")):
+        a = subprocess.run([str(tmp_path / "orig")], stdin=open(inp), capture_output=True, text=True).stdout
+        b = subprocess.run([str(tmp_path / "edited")], stdin=open(inp), capture_output=True, text=True).stdout
+        assert a == b
+
+    # side-by-side assembly opens (or its path is given when the client cannot show documents)
+    out = await client.workspace_execute_command_async(types.ExecuteCommandParams(
+        command="supercoder.showAssembly", arguments=[uri, "popcount"]))
+    sbs = Path(out)
+    assert sbs.name == "popcount.c.supercoder.s" and "popcnt" in sbs.read_text() and "-O3 (baseline)" in sbs.read_text()
+    shown = [d.uri for d in client.shown_documents] + [m.message for m in client.messages]
+    assert any(str(sbs) in s or sbs.as_uri() == s for s in shown)
+
+
+async def test_resave_cancels_the_stale_job_and_reopen_shows_the_cached_result(client: LanguageClient):
+    path = project(f"resave-{id(client)}")
+    uri = open_doc(client, path)
+
+    async def first_begin():
+        while not any(r for r in client.progress_reports.values()):
+            await client.wait_for_notification(types.PROGRESS)
+        return next(t for t, r in client.progress_reports.items() if r)
+
+    token = await asyncio.wait_for(first_begin(), 60)
+    # the user edits popcount and saves while the first job runs
+    path.write_text(path.read_text().replace("int c = 0;", "int c = 0; /* edited */"))
+    client.text_document_did_change(types.DidChangeTextDocumentParams(
+        text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=2),
+        content_changes=[types.TextDocumentContentChangeWholeDocument(text=path.read_text())]))
+    client.text_document_did_save(types.DidSaveTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=uri),
+                                                                  text=path.read_text()))
+
+    async def ended(tok):
+        while not any(isinstance(v, types.WorkDoneProgressEnd) for v in client.progress_reports.get(tok, [])):
+            await client.wait_for_notification(types.PROGRESS)
+        return next(v for v in client.progress_reports[tok] if isinstance(v, types.WorkDoneProgressEnd))
+
+    if client.capabilities.window and client.capabilities.window.work_done_progress:
+        end = await asyncio.wait_for(ended(token), 60)
+        assert end.message == "cancelled"
+    await wait_for_hint(client, uri)
+
+    client.text_document_did_close(types.DidCloseTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=uri)))
+    client.diagnostics.pop(uri, None)
+    open_doc(client, path, version=3)
+    hint = await wait_for_hint(client, uri, timeout=5)  # at once: nothing is recomputed
+    assert "uses popcnt" in hint.message
