@@ -7,6 +7,7 @@ Exit codes:
   3  a required tool is missing (gcc, hyperfine, valgrind): the message names the install command;
      or this machine cannot contain untrusted candidates (no seccomp) and --allow-unsandboxed was not given
   4  the input file does not compile with its flags
+  5  (replace) the edited file did not verify, or was not faster
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from .serialize import to_json
 from .tools import ToolMissing
 from .verify.sandbox import SandboxUnavailable
 
-EXIT_OK, EXIT_INTERNAL, EXIT_USAGE, EXIT_TOOL, EXIT_BUILD = 0, 1, 2, 3, 4
+EXIT_OK, EXIT_INTERNAL, EXIT_USAGE, EXIT_TOOL, EXIT_BUILD, EXIT_NOT_VERIFIED = 0, 1, 2, 3, 4, 5
 
 
 def _bound(text: str) -> tuple[str, str, list]:
@@ -76,7 +77,55 @@ def parser() -> argparse.ArgumentParser:
     o.add_argument("--json", action="store_true", help="print the JSON report to stdout")
     o.add_argument("-o", "--output", type=Path, help="also write the JSON report to this file")
     o.add_argument("--progress-jsonl", action="store_true", help=argparse.SUPPRESS)  # for the language server's workers
+    r = sub.add_parser("replace", help="replace a function's C with verified assembly (C kept under #else)",
+                       epilog="Exit codes: 0 verified (and written with --write), 5 not verified or not faster, "
+                              "2 bad input, 3 missing tool, 4 the file does not compile.")
+    r.add_argument("file", type=Path)
+    r.add_argument("-f", "--function", required=True)
+    r.add_argument("--assembly", type=Path, required=True, help="the verified assembly of the function (a .s file)")
+    r.add_argument("--note", default="verified replacement", help="text for the comment above the block")
+    r.add_argument("--inputs", type=int, default=100_000)
+    r.add_argument("--cc")
+    r.add_argument("--cflags")
+    r.add_argument("--write", action="store_true", help="write the edited file (atomically) when it verifies and is faster")
+    r.add_argument("--json", action="store_true")
     return p
+
+
+def replace_cmd(a: argparse.Namespace) -> int:
+    import tempfile
+
+    from . import replace
+    from .source import parse_functions
+
+    text = a.file.read_text(errors="replace") if a.file.is_file() else None
+    if text is None:
+        raise InputError(f"'{a.file}' does not exist or is not a file")
+    fn = next((f for f in parse_functions(text) if f.name == a.function), None)
+    if fn is None:
+        raise InputError(f"no function named {a.function} in {a.file}")
+    asm = a.assembly.read_text()
+    try:
+        edited = replace.render(text, fn, asm, a.note)
+    except replace.ReplaceError as e:
+        raise InputError(str(e)) from e
+    cfg = build.resolve(a.file, compiler=a.cc, flags=a.cflags)
+    with tempfile.TemporaryDirectory(prefix="supercoder-replace-") as work:
+        res = replace.check(a.file, fn, edited, cfg, Path(work), n_random=a.inputs)
+    wrote = False
+    if a.write and res.ok and res.faster:
+        tmp = a.file.with_name(f".{a.file.name}.supercoder-tmp")
+        tmp.write_text(edited)
+        os.replace(tmp, a.file)  # never a half-written source file
+        wrote = True
+    if a.json:
+        sys.stdout.write(json.dumps({"ok": res.ok, "faster": res.faster, "detail": res.detail, "speedup": res.speedup,
+                                     "speedup_ci": list(res.ci) if res.ci else None, "inputs_checked": res.inputs,
+                                     "written": wrote, "edited": edited}) + "\n")
+    else:
+        head = "verified" if res.ok and res.faster else "verified but not faster" if res.ok else "not verified"
+        print(f"{head}: {res.detail}" + (f"; wrote {a.file}" if wrote else ""))
+    return EXIT_OK if res.ok and res.faster else EXIT_NOT_VERIFIED
 
 
 def options_from(a: argparse.Namespace) -> Options:
@@ -208,6 +257,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if a.command == "optimize":
             return optimize(a)
+        if a.command == "replace":
+            return replace_cmd(a)
     except (ToolMissing, SandboxUnavailable) as e:
         err.print(f"[red]error:[/] {escape(str(e))}", soft_wrap=True)
         return EXIT_TOOL

@@ -141,3 +141,43 @@ async def test_resave_cancels_the_stale_job_and_reopen_shows_the_cached_result(c
     open_doc(client, path, version=3)
     hint = await wait_for_hint(client, uri, timeout=5)  # at once: nothing is recomputed
     assert "uses popcnt" in hint.message
+
+
+async def test_replace_with_verified_assembly_builds_behaves_and_is_faster(client: LanguageClient, tmp_path):
+    client.set_configuration({"proposers": ["replay"], "candidatesDir": str(Path(__file__).parent / "fixtures" / "lsp" / "cands")},
+                             section="supercoder")
+    client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings=None))
+    path = project(f"replace-{id(client)}")
+    original = path.read_text()
+    uri = open_doc(client, path)
+    await wait_for_hint(client, uri)
+
+    async def replace_action():
+        while True:
+            actions = await client.text_document_code_action_async(types.CodeActionParams(
+                text_document=types.TextDocumentIdentifier(uri=uri), range=types.Range(types.Position(10, 4), types.Position(10, 4)),
+                context=types.CodeActionContext(diagnostics=[])))
+            found = [a for a in actions if a.title.startswith("Replace popcount with verified assembly")]
+            if found:
+                return found[0]
+            await asyncio.sleep(0.5)
+
+    action = await asyncio.wait_for(replace_action(), 120)
+    assert action.disabled is None, action.disabled
+    edit = action.edit.document_changes[0]
+    assert edit.text_document.version == 1
+    new_text = edit.edits[0].new_text
+    assert ".att_syntax prefix" in new_text and "#else" in new_text and original.split("{")[1] in new_text
+    edited = tmp_path / "popcount.c"
+    edited.write_text(new_text)
+    subprocess.run(["gcc", "-O3", str(edited), "-o", str(tmp_path / "edited")], check=True)  # the project's flags
+    subprocess.run(["gcc", "-O3", str(path), "-o", str(tmp_path / "orig")], check=True)
+    for inp in sorted((FIX / "tests").glob("*.in")):
+        a = subprocess.run([str(tmp_path / "orig")], stdin=open(inp), capture_output=True, text=True).stdout
+        b = subprocess.run([str(tmp_path / "edited")], stdin=open(inp), capture_output=True, text=True).stdout
+        assert a == b
+    # the rebuilt file was verified and timed by the server before the action was offered
+    assert float(action.title.split("(")[1].split("x")[0]) > 1.5
+    # gcc -masm=intel fails loudly on the block instead of computing garbage
+    r = subprocess.run(["gcc", "-O3", "-masm=intel", "-c", str(edited), "-o", str(tmp_path / "intel.o")], capture_output=True)
+    assert r.returncode != 0

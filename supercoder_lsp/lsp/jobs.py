@@ -17,6 +17,7 @@ import logging
 import os
 import signal
 import sys
+import tempfile
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -39,6 +40,8 @@ class FunctionJob:
     hash: str
     result: dict | None = None  # the worker's JSON entry for the function
     environment: dict | None = None  # compiler, flags, CPU of the run that produced it
+    replacement: dict | None = None  # `supercoder replace --json` for the best candidate
+    source_hash: str | None = None  # hash of the file text the replacement was computed from
     error: str | None = None
     task: asyncio.Task | None = None
     token: str | None = None
@@ -145,6 +148,12 @@ class Jobs:
                 data = json.loads(out)
                 job.result = next((f for f in data["functions"] if f["name"] == job.name), None)
                 job.environment = data.get("environment")
+            if job.result and job.result.get("best"):
+                self.on_result(uri)  # show the hint now; the replacement check follows
+                await self.progress.report(job.token, f"{job.name}: re-verifying the replacement in the edited file", None)
+                async with self._slots:
+                    job.replacement = await asyncio.wait_for(self._check_replacement(doc, job),
+                                                             timeout=self.settings.time_budget)
             await self.progress.end(job.token, "done" if job.result else "failed")
             self.on_result(uri)
         except asyncio.CancelledError:
@@ -172,6 +181,30 @@ class Jobs:
             await self.progress.report(job.token, f"{job.name}: {ev.get('stage', '')}", pct)
         out = await stdout_task
         return await job.proc.wait(), out, errors
+
+    async def _check_replacement(self, doc: DocumentJobs, job: FunctionJob) -> dict | None:
+        """Rebuild the file with the verified assembly in place, with the project's flags, and re-verify it."""
+        text = doc.path.read_text(errors="replace")
+        job.source_hash = text_hash(text)
+        asm_file = Path(tempfile.mkstemp(prefix="sc-best-", suffix=".s")[1])
+        try:
+            asm_file.write_text(job.result["best"]["assembly"])
+            best = job.result["best"]
+            sp = best.get("speedup") or best.get("program_speedup") or 0
+            argv = [sys.executable, "-m", "supercoder_lsp.cli", "replace", str(doc.path), "-f", job.name,
+                    "--assembly", str(asm_file), "--json", "--inputs", str(self.settings.inputs),
+                    "--note", f"verified {sp:.2f}x faster than gcc -O3 ({best['label']})"]
+            if self.settings.flags:
+                argv.append(f"--cflags={self.settings.flags}")
+            job.proc = await asyncio.create_subprocess_exec(*argv, stdout=asyncio.subprocess.PIPE,
+                                                            stderr=asyncio.subprocess.PIPE, start_new_session=True,
+                                                            cwd=str(doc.path.parent))
+            out, err = await job.proc.communicate()
+            if job.proc.returncode not in (0, 5):
+                return {"ok": False, "faster": False, "detail": err.decode(errors="replace").strip()[-500:]}
+            return json.loads(out)
+        finally:
+            asm_file.unlink(missing_ok=True)
 
     @staticmethod
     def _kill(job: FunctionJob) -> None:

@@ -119,10 +119,37 @@ def code_lenses(uri: str, text: str, results: dict[str, dict], s: Settings) -> l
     return out
 
 
+def replace_action(uri: str, version: int | None, text: str, name: str, result: dict, replacement: dict | None,
+                   source_hash: str | None) -> types.CodeAction | None:
+    """'Replace with verified assembly (1.62x)': offered only when the rebuilt, edited file verified and was
+    faster, and only for the text it was computed from."""
+    if replacement is None:
+        return None
+    title = f"Replace {name} with verified assembly ({speedup(result):.2f}x)"
+    if not (replacement.get("ok") and replacement.get("faster")):
+        return types.CodeAction(title=title, kind=types.CodeActionKind.RefactorRewrite,
+                                disabled=types.CodeActionDisabled(reason=f"not a verified win in the rebuilt file: "
+                                                                         f"{replacement.get('detail', '')}"))
+    from .jobs import text_hash
+
+    if source_hash is not None and text_hash(text) != source_hash:
+        return types.CodeAction(title=title, kind=types.CodeActionKind.RefactorRewrite,
+                                disabled=types.CodeActionDisabled(reason="the file changed since it was verified; save to re-run"))
+    lines = text.split("\n")
+    end = types.Position(len(lines) - 1, len(lines[-1].encode("utf-16-le")) // 2)
+    edit = types.WorkspaceEdit(document_changes=[types.TextDocumentEdit(
+        text_document=types.OptionalVersionedTextDocumentIdentifier(uri=uri, version=version),
+        edits=[types.TextEdit(range=types.Range(types.Position(0, 0), end), new_text=replacement["edited"])])])
+    title = f"Replace {name} with verified assembly ({replacement['speedup']:.2f}x in the rebuilt file)"
+    return types.CodeAction(title=title, kind=types.CodeActionKind.RefactorRewrite, edit=edit)
+
+
 def code_actions(uri: str, version: int | None, text: str, results: dict[str, dict], s: Settings,
-                 rng: types.Range) -> list[types.CodeAction]:
+                 rng: types.Range, replacements: dict[str, tuple[dict | None, str | None]] | None = None
+                 ) -> list[types.CodeAction]:
     fns = functions_by_name(text)
     out = []
+    replacements = replacements or {}
     for fn in fns.values():
         r = fn.range
         if not (r.start.line <= rng.start.line <= r.end.line):
@@ -138,6 +165,9 @@ def code_actions(uri: str, version: int | None, text: str, results: dict[str, di
                     edits=[types.TextEdit(range=types.Range(at, at), new_text=change["text"] + "\n")])])
                 out.append(types.CodeAction(title=f"Use {change['text']} ({speedup(result):.2f}x)",
                                             kind=types.CodeActionKind.RefactorRewrite, edit=edit, is_preferred=True))
+            rep = replace_action(uri, version, text, fn.name, result, *replacements.get(fn.name, (None, None)))
+            if rep is not None:
+                out.append(rep)
             out.append(types.CodeAction(title=f"Show side-by-side assembly ({speedup(result):.2f}x)",
                                         kind=types.CodeActionKind.Empty,
                                         command=types.Command(title="Show side-by-side assembly", command="supercoder.showAssembly", arguments=[uri, fn.name])))

@@ -170,7 +170,8 @@ def code_lens(ls: SupercoderServer, params: types.CodeLensParams):
 def code_action(ls: SupercoderServer, params: types.CodeActionParams):
     uri = params.text_document.uri
     doc = ls.workspace.get_text_document(uri)
-    return present.code_actions(uri, doc.version, doc.source, ls.results_for(uri), ls.settings, params.range)
+    reps = {n: (j.replacement, j.source_hash) for n, j in ls.jobs.results(uri).items()}
+    return present.code_actions(uri, doc.version, doc.source, ls.results_for(uri), ls.settings, params.range, reps)
 
 
 @server.command("supercoder.optimizeFunction")

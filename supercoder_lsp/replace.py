@@ -1,0 +1,135 @@
+"""Replace a function's C with its verified assembly, keeping the C as the
+portable fallback, and check the edited file before anyone is offered it.
+
+The function's definition becomes:
+
+    #if defined(__x86_64__) && defined(__GNUC__) && defined(__ELF__) && !defined(__ILP32__) [&& defined(__POPCNT__) ...]
+    <prototype>;
+    __asm__(".att_syntax prefix\\n" ... the candidate, local labels made unique ...);
+    #else
+    <the original definition, untouched>
+    #endif
+
+`.att_syntax prefix` makes an `-masm=intel` build fail loudly instead of
+computing garbage; the candidate's code is RIP-relative (PIE) as verified.
+gcc cannot see into the block, so IPA-RA never assumes anything about it.
+
+Before the edit is offered, the edited file is rebuilt with the project's real
+flags; the rebuilt function is verified against the -O3 original (generated
+inputs through the ABI trampoline) and timed against it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from . import build
+from .asm.cut import cut_function, rename_local_labels
+from .asm.features import required_cpu_flags
+from .harness.plan import make_plan
+from .measure.interleaved import InterleavedTimer, TimingError, TimingSetup
+from .model import BuildConfig, CFunction
+from .source import declaration_of
+from .verify.function_check import FunctionHarness
+
+PLATFORM_GUARD = "defined(__x86_64__) && defined(__GNUC__) && defined(__ELF__) && !defined(__ILP32__)"
+ISA_MACROS = {"popcnt": "__POPCNT__", "abm": "__LZCNT__", "bmi1": "__BMI__", "bmi2": "__BMI2__", "avx": "__AVX__",
+              "avx2": "__AVX2__", "fma": "__FMA__", "sse4_1": "__SSE4_1__", "sse4_2": "__SSE4_2__",
+              "ssse3": "__SSSE3__", "movbe": "__MOVBE__", "avx512f": "__AVX512F__", "avx512bw": "__AVX512BW__",
+              "avx512vl": "__AVX512VL__", "avx512dq": "__AVX512DQ__", "adx": "__ADX__"}
+_DROP = re.compile(r"^\s*\.(file|ident|section\s+\.note\.GNU-stack)\b")
+
+
+class ReplaceError(ValueError):
+    pass
+
+
+def guard(asm: str) -> str:
+    macros = sorted(ISA_MACROS[f] for f in required_cpu_flags(asm) if f in ISA_MACROS)
+    return " && ".join([PLATFORM_GUARD, *(f"defined({m})" for m in macros)])
+
+
+def _c_string(line: str) -> str:
+    return '"' + line.replace("\\", "\\\\").replace('"', '\\"').replace("\t", "\\t") + '\\n"'
+
+
+def asm_block(fn_name: str, asm: str) -> str:
+    tag = hashlib.sha256(asm.encode()).hexdigest()[:8]
+    text = rename_local_labels(asm, f"sc_{fn_name}_{tag}_")
+    lines = [".att_syntax prefix", "\t.pushsection .text"]
+    lines += [ln.rstrip() for ln in text.splitlines() if ln.strip() and not _DROP.match(ln) and not ln.lstrip().startswith("#")]
+    lines.append("\t.popsection")
+    return "__asm__(\n" + "\n".join("    " + _c_string(ln) for ln in lines) + "\n);"
+
+
+def render(source: str, fn: CFunction, asm: str, note: str) -> str:
+    """The whole edited source text."""
+    if fn.is_static or fn.is_inline:
+        raise ReplaceError(f"'{fn.name}' is static or inline: replacing it with a top-level assembly block would "
+                           "change its linkage; use the source-level change or make it non-static first")
+    data = source.encode("utf-8", "surrogatepass")
+    original = data[fn.start_byte:fn.end_byte].decode("utf-8", "surrogatepass")
+    proto = declaration_of(fn, data).strip()
+    block = (f"#if {guard(asm)}\n/* supercoder: {note}. The original C is kept below as the portable fallback. */\n"
+             f"{proto}\n{asm_block(fn.name, asm)}\n#else\n{original}\n#endif")
+    return (data[:fn.start_byte].decode("utf-8", "surrogatepass") + block
+            + data[fn.end_byte:].decode("utf-8", "surrogatepass"))
+
+
+def base_text_of(edited: str, name: str) -> str | None:
+    """The assembly inside the edited file's block (from its C string literals)."""
+    m = re.search(r"__asm__\(\n(.*?)\n\);", edited, re.S)
+    if not m:
+        return None
+    return "\n".join(bytes(x, "utf-8").decode("unicode_escape") for x in re.findall(r'"((?:[^"\\]|\\.)*)"', m.group(1)))
+
+
+@dataclass
+class ReplacementCheck:
+    ok: bool  # builds, verified, and not slower
+    faster: bool
+    detail: str
+    speedup: float | None = None
+    ci: tuple[float, float] | None = None
+    inputs: int = 0
+
+
+def check(path: Path, fn: CFunction, edited: str, cfg: BuildConfig, work: Path, *, n_random: int = 100_000,
+          rounds: int = 60, min_speedup: float = 1.02) -> ReplacementCheck:
+    """Rebuild the edited file with the project's flags, verify and time the function it now defines."""
+    work.mkdir(parents=True, exist_ok=True)
+    src = work / path.name
+    src.write_text(edited)
+    inc = (f"-iquote{path.resolve().parent}",)
+    orig_asm = build.compile_to_asm(path, cfg, work / "original.s")
+    base = cut_function(orig_asm, fn.name)
+    build.assemble(base.text, work / "base.o")
+    try:
+        new_asm = build.compile_to_asm(src, cfg, work / "edited.s", extra=inc)
+        build.compile_object(src, cfg, work / "edited.o", extra=inc)
+    except build.BuildError as e:
+        return ReplacementCheck(False, False, f"the edited file does not build with the project's flags: {e.output[:800]}")
+    if ".att_syntax prefix" not in new_asm:
+        needs = guard(base_text_of(edited, fn.name) or "").replace(PLATFORM_GUARD, "").strip(" &")
+        return ReplacementCheck(False, False, "with the project's flags the guard is false, so the build keeps the C "
+                                f"({needs or PLATFORM_GUARD}); add the flag that enables it, or use the source-level change")
+    new = cut_function(new_asm, fn.name)
+    build.assemble(new.text, work / "new.o")
+    plan = make_plan(fn.signature)
+    if not plan.supported:
+        return ReplacementCheck(False, False, f"cannot re-verify: {plan.why}")
+    h = FunctionHarness(work / "verify", fn.name, plan, n_random=n_random)
+    h.prepare(work / "base.o")
+    chk = h.check(work / "new.o", "edited")
+    if not chk.ok:
+        return ReplacementCheck(False, False, f"the rebuilt function fails verification ({chk.reason}): {chk.detail}")
+    try:
+        t = InterleavedTimer(TimingSetup(work / "timing", fn.name, plan, rounds=rounds, min_speedup=min_speedup))
+        timing = t.time(base.text, new.text, "edited")
+    except TimingError as e:
+        return ReplacementCheck(False, False, f"could not be re-timed: {e}", inputs=chk.inputs)
+    slower = timing.ci[1] < 1.0
+    return ReplacementCheck(not slower, timing.significant, timing.detail, timing.speedup, timing.ci, chk.inputs)
