@@ -181,3 +181,49 @@ async def test_replace_with_verified_assembly_builds_behaves_and_is_faster(clien
     # gcc -masm=intel fails loudly on the block instead of computing garbage
     r = subprocess.run(["gcc", "-O3", "-masm=intel", "-c", str(edited), "-o", str(tmp_path / "intel.o")], capture_output=True)
     assert r.returncode != 0
+
+
+async def test_hover_and_changes_outside_the_editor(client: LanguageClient):
+    path = project(f"watch-{id(client)}")
+    uri = open_doc(client, path)
+    await wait_for_hint(client, uri)
+    hover = await client.text_document_hover_async(types.HoverParams(
+        text_document=types.TextDocumentIdentifier(uri=uri), position=types.Position(9, 32)))
+    assert "x faster" in hover.contents.value and "| gcc_march_native | accepted |" in hover.contents.value
+
+    # a git checkout rewrites the function behind the editor's back: its result is stale and goes
+    path.write_text(path.read_text().replace("x &= x - 1;", "x = x & (x - 1);"))
+
+    async def cleared():
+        while any(d.code == "speedup" for d in client.diagnostics.get(uri, [])):
+            await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+    await asyncio.wait_for(cleared(), 20)
+
+
+async def test_project_file_change_reloads_settings(client: LanguageClient):
+    path = project(f"config-{id(client)}")
+    uri = open_doc(client, path)
+    await wait_for_hint(client, uri)
+    cfg = WORK / ".supercoder.toml"
+    try:
+        cfg.write_text("[lsp]\nminSpeedup = 1000.0\n")  # the team raises the bar: no hint clears it
+
+        async def cleared():
+            while any(d.code == "speedup" for d in client.diagnostics.get(uri, [])):
+                await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+        await asyncio.wait_for(cleared(), 60)
+    finally:
+        cfg.unlink()
+
+
+async def test_bad_settings_are_reported_and_defaults_kept(client: LanguageClient):
+    client.set_configuration({"samples": "many", "hints": {"inlayHints": "yes"}, "colour": 1}, section="supercoder")
+    client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings=None))
+
+    async def warned():
+        while len([m for m in client.messages if "supercoder:" in m.message]) < 3:
+            await client.wait_for_notification(types.WINDOW_SHOW_MESSAGE)
+    await asyncio.wait_for(warned(), 10)
+    text = " ".join(m.message for m in client.messages)
+    assert "'samples' must be an integer from 1 to 64" in text and "keeping 1" in text
+    assert "'hints.inlayHints' must be true or false" in text and "unknown setting 'colour'" in text

@@ -113,6 +113,20 @@ class Jobs:
                     return True
         return False
 
+    def invalidate(self, uri: str, current: dict[str, str] | None = None) -> bool:
+        """Drop results whose function text changed (all of them when `current`, name -> hash, is None)."""
+        doc = self.docs.get(uri)
+        if not doc:
+            return False
+        dropped = False
+        for name, job in list(doc.functions.items()):
+            if current is None or current.get(name) != job.hash:
+                if job.task and not job.task.done():
+                    job.task.cancel()
+                del doc.functions[name]
+                dropped = True
+        return dropped
+
     def cancel_document(self, uri: str) -> None:
         doc = self.docs.get(uri)
         if not doc:

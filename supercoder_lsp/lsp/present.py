@@ -103,6 +103,25 @@ def inlay_hints(text: str, results: dict[str, dict], s: Settings, rng: types.Ran
     return out
 
 
+def hover(text: str, results: dict[str, dict], pos: types.Position) -> types.Hover | None:
+    """On a function's name: the verdict of every candidate, as a table."""
+    for fn in parse_functions(text):
+        r = fn.name_range
+        if r.start.line == pos.line and r.start.character <= pos.character <= r.end.character:
+            result = results.get(fn.name)
+            if not result:
+                return None
+            rows = ["| candidate | verdict | speedup (95% CI) |", "|---|---|---|"]
+            for c in result.get("candidates", []):
+                sp = f"{c['speedup']:.2f}x ({c['speedup_ci'][0]:.2f}-{c['speedup_ci'][1]:.2f})" if c.get("speedup") else "-"
+                rows.append(f"| {c['label']} | {'accepted' if c['status'] == 'accepted' else c['reason']} | {sp} |")
+            head = headline(result) or no_win_summary(result)
+            return types.Hover(contents=types.MarkupContent(kind=types.MarkupKind.Markdown,
+                                                            value=f"**supercoder**: {head}\n\n" + "\n".join(rows)),
+                               range=_lsp_range(r))
+    return None
+
+
 def code_lenses(uri: str, text: str, results: dict[str, dict], s: Settings) -> list[types.CodeLens]:
     if not s.hints.code_lens:
         return []

@@ -63,6 +63,44 @@ class SupercoderServer(LanguageServer):
         self.init_options: dict | None = None
         self.root: Path | None = None
         self.jobs = Jobs(self.results_changed, ClientProgress(self))
+        self.watcher = None
+
+    # -- changes outside the editor -----------------------------------------------------
+    def source_changed_on_disk(self, path: Path) -> None:
+        uri = path.as_uri()
+        if uri not in self.jobs.docs:
+            return
+        try:
+            text = path.read_text(errors="replace")
+        except OSError:  # deleted
+            self.jobs.invalidate(uri)
+            self.results_changed(uri)
+            return
+        doc = self.workspace.text_documents.get(uri)
+        if doc is not None and doc.source == text:
+            return  # the editor's own save: didSave handles it
+        current = {f.name: text_hash(f.text) for f in parse_functions(text)}
+        if self.jobs.invalidate(uri, current):
+            log.info("%s changed outside the editor: stale results dropped", path)
+            self.results_changed(uri)
+
+    async def config_changed(self, path: Path) -> None:
+        log.info("%s changed: reloading flags and settings", path)
+        await self.load_settings()
+        for uri in list(self.jobs.docs):
+            self.jobs.invalidate(uri)
+            self.results_changed(uri)
+            if uri in self.workspace.text_documents:
+                self.analyze(uri, force=True)
+
+    def start_watching(self) -> None:
+        if self.root is None or not self.root.is_dir():
+            return
+        from ..watch import Watcher
+
+        self.watcher = Watcher(self.root, self.source_changed_on_disk,
+                               lambda p: asyncio.get_running_loop().create_task(self.config_changed(p)))
+        self.watcher.start()
 
     # -- results to the editor --------------------------------------------------------
     def results_for(self, uri: str) -> dict[str, dict]:
@@ -70,7 +108,10 @@ class SupercoderServer(LanguageServer):
 
     def results_changed(self, uri: str) -> None:
         doc = self.workspace.text_documents.get(uri)
-        text = doc.source if doc else Path(to_fs_path(uri)).read_text(errors="replace")
+        try:
+            text = doc.source if doc else Path(to_fs_path(uri)).read_text(errors="replace")
+        except OSError:
+            text = ""
         self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(
             uri=uri, diagnostics=present.diagnostics(text, self.results_for(uri), self.settings),
             version=doc.version if doc else None))
@@ -125,6 +166,22 @@ def initialize(ls: SupercoderServer, params: types.InitializeParams):
 @server.feature(types.INITIALIZED)
 async def initialized(ls: SupercoderServer, params: types.InitializedParams):
     await ls.load_settings()
+    ls.start_watching()
+
+
+@server.feature(types.SHUTDOWN)
+def shutdown(ls: SupercoderServer, params: None):
+    if ls.watcher:
+        ls.watcher.stop()
+    for uri in list(ls.jobs.docs):
+        ls.jobs.cancel_document(uri)
+
+
+@server.feature(types.TEXT_DOCUMENT_HOVER)
+def hover(ls: SupercoderServer, params: types.HoverParams):
+    uri = params.text_document.uri
+    text = ls.workspace.get_text_document(uri).source
+    return present.hover(text, ls.results_for(uri), params.position)
 
 
 @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
