@@ -146,35 +146,37 @@ def options_from(a: argparse.Namespace) -> Options:
                    compiler=a.cc, flags=a.cflags, compile_timeout=a.compile_timeout, use_cache=not a.no_cache, cache_dir=a.cache_dir, keep_dir=a.keep_work)
 
 
+def function_json(f) -> dict:
+    cands = []
+    for c in f.candidates:
+        d = to_json(c)
+        d["speedup"] = c.timing.speedup if c.timing else None
+        d["speedup_ci"] = list(c.timing.ci) if c.timing else None
+        d["program_speedup"] = c.program_timing.speedup if c.program_timing else None
+        d["program_speedup_ci"] = list(c.program_timing.ci) if c.program_timing else None
+        cands.append(d)
+    best = f.best_result()
+    return {
+        "name": f.name, "range": to_json(f.range), "signature": f.signature, "status": f.status, "detail": f.detail,
+        "hotness": f.hotness, "harness": f.harness, "cached": f.cached, "stage_seconds": f.stage_seconds,
+        "baseline": {"assembly": f.baseline_assembly},
+        "candidates": cands,
+        "best": None if best is None else {
+            "label": best.label, "origin": best.origin,
+            "speedup": best.timing.speedup if best.timing else None,
+            "speedup_ci": list(best.timing.ci) if best.timing else None,
+            "program_speedup": best.program_timing.speedup if best.program_timing else None,
+            "program_speedup_ci": list(best.program_timing.ci) if best.program_timing else None,
+            "features": best.features, "cpu_features": best.cpu_features,
+            "source_change": to_json(best.source_change), "assembly": best.assembly,
+        },
+    }
+
+
 def report_json(rep: Report) -> dict:
-    funcs = []
-    for f in rep.functions:
-        cands = []
-        for c in f.candidates:
-            d = to_json(c)
-            d["speedup"] = c.timing.speedup if c.timing else None
-            d["speedup_ci"] = list(c.timing.ci) if c.timing else None
-            d["program_speedup"] = c.program_timing.speedup if c.program_timing else None
-            d["program_speedup_ci"] = list(c.program_timing.ci) if c.program_timing else None
-            cands.append(d)
-        best = f.best_result()
-        funcs.append({
-            "name": f.name, "range": to_json(f.range), "signature": f.signature, "status": f.status, "detail": f.detail,
-            "hotness": f.hotness, "harness": f.harness, "cached": f.cached, "stage_seconds": f.stage_seconds,
-            "baseline": {"assembly": f.baseline_assembly},
-            "candidates": cands,
-            "best": None if best is None else {
-                "label": best.label, "origin": best.origin,
-                "speedup": best.timing.speedup if best.timing else None,
-                "speedup_ci": list(best.timing.ci) if best.timing else None,
-                "program_speedup": best.program_timing.speedup if best.program_timing else None,
-                "program_speedup_ci": list(best.program_timing.ci) if best.program_timing else None,
-                "features": best.features, "cpu_features": best.cpu_features,
-                "source_change": to_json(best.source_change), "assembly": best.assembly,
-            },
-        })
     return {"schema_version": SCHEMA_VERSION, "tool": f"supercoder {__version__}", "file": rep.path,
-            "environment": rep.environment, "notes": rep.notes, "seconds": rep.seconds, "functions": funcs}
+            "environment": rep.environment, "notes": rep.notes, "seconds": rep.seconds,
+            "functions": [function_json(f) for f in rep.functions]}
 
 
 def _speed(c) -> str:
@@ -227,7 +229,11 @@ def optimize(a: argparse.Namespace) -> int:
             sys.stderr.write(json.dumps({"function": fn, "stage": stage, "step": step, "steps": steps}) + "\n")
             sys.stderr.flush()
 
-        rep = Pipeline(opts, progress_line).run(a.file)
+        def update(f) -> None:  # a better verified candidate: the editor may show it before the run ends
+            sys.stderr.write(json.dumps({"event": "update", "function": function_json(f)}) + "\n")
+            sys.stderr.flush()
+
+        rep = Pipeline(opts, progress_line, on_update=update).run(a.file)
         return _emit(a, rep)
     with Progress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                   TimeElapsedColumn(), console=err, transient=True) as prog:

@@ -111,8 +111,10 @@ class _Stopwatch:
 
 
 class Pipeline:
-    def __init__(self, opts: Options, progress: Progress | None = None):
+    def __init__(self, opts: Options, progress: Progress | None = None,
+                 on_update: Callable[[FunctionResult], None] | None = None):
         self.opts = opts
+        self.on_update = on_update
         self.progress = progress or (lambda fn, stage, step=None, steps=None: None)
         for p in opts.proposers:
             if p not in PROPOSERS:
@@ -283,14 +285,20 @@ class Pipeline:
         base_features = instruction_features(cut.text)
         for proposer in self.proposers:
             self.progress(name, f"propose ({proposer.name})")
-            with sw("propose"):
-                cands = list(proposer.propose(request, self.opts.samples))
-            for i, cand in enumerate(cands):
-                self.progress(name, f"{proposer.name}: {cand.label}", i, len(cands))
+            stream = proposer.propose(request, self.opts.samples)
+            for i in range(self.opts.samples):  # one candidate at a time: the first win shows early
+                with sw("propose"):
+                    cand = next(stream, None)
+                if cand is None:
+                    break
+                self.progress(name, f"{proposer.name}: {cand.label}", i, self.opts.samples)
                 label = cand.label if cand.label not in {c.label for c in res.candidates} else f"{cand.label}-{i}"
                 cand.label = label
                 r = self._candidate(ctx, fn, cand, cut.text, base_features, harness, timer, rest_obj, fdir, seen, sw)
                 res.candidates.append(r)
+                if r.status == ACCEPTED and self.on_update:
+                    res.best = choose_best([c for c in res.candidates if c.status == ACCEPTED]).label
+                    self.on_update(res)
         accepted = [c for c in res.candidates if c.status == ACCEPTED]
         if accepted:
             res.best = choose_best(accepted).label

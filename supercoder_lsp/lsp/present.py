@@ -8,6 +8,7 @@ text, so a result stays attached to its function while the file is edited.
 
 from __future__ import annotations
 
+import functools
 import itertools
 from pathlib import Path
 
@@ -53,8 +54,13 @@ def no_win_summary(result: dict) -> str:
     return f"no faster verified candidate ({len(result.get('candidates', []))} tried{': ' + tried if tried else ''})"
 
 
+@functools.lru_cache(maxsize=16)
+def _parsed(text: str) -> tuple[CFunction, ...]:
+    return tuple(parse_functions(text))  # once per document text, not once per request
+
+
 def functions_by_name(text: str) -> dict[str, CFunction]:
-    return {f.name: f for f in parse_functions(text)}
+    return {f.name: f for f in _parsed(text)}
 
 
 def _lsp_range(r) -> types.Range:
@@ -105,7 +111,7 @@ def inlay_hints(text: str, results: dict[str, dict], s: Settings, rng: types.Ran
 
 def hover(text: str, results: dict[str, dict], pos: types.Position) -> types.Hover | None:
     """On a function's name: the verdict of every candidate, as a table."""
-    for fn in parse_functions(text):
+    for fn in _parsed(text):
         r = fn.name_range
         if r.start.line == pos.line and r.start.character <= pos.character <= r.end.character:
             result = results.get(fn.name)

@@ -107,7 +107,29 @@ def unavailable_message() -> str:
 
 @functools.cache
 def sandbox_available() -> bool:
-    """Compile and run a probe that installs the strict filter and then tries a forbidden call."""
+    """Whether a seccomp filter can be installed here; the probe's answer is remembered per kernel."""
+    import platform
+
+    import platformdirs
+
+    stamp = Path(platformdirs.user_cache_dir("supercoder")) / f"sandbox-probe-{platform.release()}"
+    try:
+        if stamp.read_text() == "ok":
+            return True
+    except OSError:
+        pass
+    ok = _probe()
+    if ok:
+        try:
+            stamp.parent.mkdir(parents=True, exist_ok=True)
+            stamp.write_text("ok")
+        except OSError:
+            pass
+    return ok
+
+
+def _probe() -> bool:
+    """Compile and run a probe that installs the filter and then tries a forbidden call."""
     from .. import build
     from ..harness import include_dir
 

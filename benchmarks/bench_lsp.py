@@ -1,0 +1,187 @@
+"""Benchmark the language server as an editor uses it.
+
+Reports p50/p99 latency of hover, codeAction and inlayHint requests while
+background jobs run, the time from didSave to the first hint on a ~200-line
+file with the offline (compilers) proposer, and the server's RSS when idle.
+
+    .venv/bin/python benchmarks/bench_lsp.py [--requests 200] [--jobs 4]
+
+Targets (issue 4): p99 <= 50 ms, first hint <= 3 s, idle RSS <= 100 MB.
+Not a test: quote the figures with the command that made them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from lsprotocol import types
+from pygls.lsp.client import LanguageClient
+
+POPCOUNT = """__attribute__((noinline)) int popcount(unsigned long x) {
+    int c = 0;
+    while (x) {
+        x &= x - 1;
+        c++;
+    }
+    return c;
+}
+"""
+
+
+def make_file(n_funcs: int = 16) -> str:
+    parts = ["#include <stdint.h>\n#include <stdio.h>\n", POPCOUNT]
+    for i in range(n_funcs):
+        parts.append(f"""
+__attribute__((noinline)) uint32_t mix{i}(uint32_t x, uint32_t k) {{
+    uint32_t h = x ^ {i * 2654435761 % 4294967296}u;
+    for (int r = 0; r < {i % 5 + 2}; r++) {{
+        h ^= h >> {i % 7 + 9};
+        h *= k | 1u;
+    }}
+    return h + {i}u;
+}}
+""")
+    parts.append("int main(void) {\n    unsigned long x, t = 0;\n    while (scanf(\"%lu\", &x) == 1) {\n"
+                 + "".join(f"        t += mix{i}((uint32_t)x, {i + 3}u);\n" for i in range(n_funcs))
+                 + "        t += popcount(x);\n    }\n    printf(\"%lu\\n\", t);\n    return 0;\n}\n")
+    return "".join(parts)
+
+
+def rss_mb(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def pct(xs: list[float], q: float) -> float:
+    xs = sorted(xs)
+    return xs[min(len(xs) - 1, int(q * len(xs)))]
+
+
+async def first_hint(src: Path, work: Path) -> float | None:
+    """A fresh server with default settings: seconds from didSave to the first hint."""
+    client = LanguageClient("bench", "1")
+    got = asyncio.Event()
+    t = [0.0, 0.0]
+
+    @client.feature(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+    def on_diags(params: types.PublishDiagnosticsParams):
+        if any(d.code == "speedup" for d in params.diagnostics) and not got.is_set():
+            t[1] = time.perf_counter() - t[0]
+            got.set()
+
+    _quiet(client)
+    await client.start_io(sys.executable, "-m", "supercoder_lsp", "--stdio")
+    await client.initialize_async(types.InitializeParams(
+        capabilities=types.ClientCapabilities(), workspace_folders=[types.WorkspaceFolder(uri=work.as_uri(), name="w")],
+        initialization_options={"cacheDir": str(work / "cache-first")}))
+    client.initialized(types.InitializedParams())
+    uri = src.as_uri()
+    client.text_document_did_open(types.DidOpenTextDocumentParams(
+        types.TextDocumentItem(uri=uri, language_id="c", version=1, text=src.read_text())))
+    client.text_document_did_save(types.DidSaveTextDocumentParams(types.TextDocumentIdentifier(uri=uri)))
+    t[0] = time.perf_counter()
+    try:
+        await asyncio.wait_for(got.wait(), 120)
+    except asyncio.TimeoutError:
+        return None
+    finally:
+        await client.shutdown_async(None)
+        client.exit(None)
+        await client.stop()
+    return t[1]
+
+
+def _quiet(client: LanguageClient) -> None:
+    for method in (types.WORKSPACE_CODE_LENS_REFRESH, types.WORKSPACE_INLAY_HINT_REFRESH,
+                   types.WINDOW_WORK_DONE_PROGRESS_CREATE, types.PROGRESS, types.WINDOW_SHOW_MESSAGE):
+        client.feature(method)(lambda *args: None)
+    client.feature(types.WORKSPACE_CONFIGURATION)(lambda params: [None for _ in params.items])
+
+
+async def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--requests", type=int, default=200)
+    ap.add_argument("--jobs", type=int, default=4)
+    a = ap.parse_args()
+    work = Path(tempfile.mkdtemp(prefix="sc-bench-lsp-"))
+    src = work / "big.c"
+    src.write_text(make_file())
+    print(f"file: {src} ({len(src.read_text().splitlines())} lines)")
+    fh = await first_hint(src, work)
+    print(f"didSave -> first hint, default settings (1 job, offline compilers proposer): "
+          + (f"{fh:.2f} s" if fh is not None else "none within 120 s"))
+
+    client = LanguageClient("bench", "1")
+    hints: list[float] = []
+    t_save = [0.0]
+    got_hint = asyncio.Event()
+
+    @client.feature(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+    def on_diags(params: types.PublishDiagnosticsParams):
+        if any(d.code == "speedup" for d in params.diagnostics) and not got_hint.is_set():
+            hints.append(time.perf_counter() - t_save[0])
+            got_hint.set()
+
+    _quiet(client)
+
+    await client.start_io(sys.executable, "-m", "supercoder_lsp", "--stdio")
+    pid = client._server.pid
+    caps = types.ClientCapabilities(window=types.WindowClientCapabilities(work_done_progress=True),
+                                    workspace=types.WorkspaceClientCapabilities(configuration=True))
+    await client.initialize_async(types.InitializeParams(
+        capabilities=caps, workspace_folders=[types.WorkspaceFolder(uri=work.as_uri(), name="w")],
+        initialization_options={"parallelJobs": a.jobs, "topFunctions": a.jobs, "cacheDir": str(work / "cache")}))
+    client.initialized(types.InitializedParams())
+    await asyncio.sleep(1.0)
+    idle_before = rss_mb(pid)
+
+    uri = src.as_uri()
+    client.text_document_did_open(types.DidOpenTextDocumentParams(
+        types.TextDocumentItem(uri=uri, language_id="c", version=1, text=src.read_text())))
+    client.text_document_did_save(types.DidSaveTextDocumentParams(types.TextDocumentIdentifier(uri=uri)))
+    t_save[0] = time.perf_counter()
+
+    # requests while the background jobs run
+    lat = {"hover": [], "codeAction": [], "inlayHint": []}
+    doc = types.TextDocumentIdentifier(uri=uri)
+    whole = types.Range(types.Position(0, 0), types.Position(300, 0))
+    for i in range(a.requests):
+        line = (i * 7) % 200
+        t = time.perf_counter()
+        await client.text_document_hover_async(types.HoverParams(doc, types.Position(line, 30)))
+        lat["hover"].append(time.perf_counter() - t)
+        t = time.perf_counter()
+        await client.text_document_code_action_async(types.CodeActionParams(
+            doc, types.Range(types.Position(line, 0), types.Position(line, 0)), types.CodeActionContext(diagnostics=[])))
+        lat["codeAction"].append(time.perf_counter() - t)
+        t = time.perf_counter()
+        await client.text_document_inlay_hint_async(types.InlayHintParams(doc, whole))
+        lat["inlayHint"].append(time.perf_counter() - t)
+        await asyncio.sleep(0.01)
+    busy_rss = rss_mb(pid)
+    try:
+        await asyncio.wait_for(got_hint.wait(), 120)
+    except asyncio.TimeoutError:
+        pass
+    for name, xs in lat.items():
+        print(f"{name:11} p50 {1000 * statistics.median(xs):6.1f} ms   p99 {1000 * pct(xs, 0.99):6.1f} ms   "
+              f"(n={len(xs)}, while {a.jobs} background jobs ran)")
+    print(f"didSave -> first hint with {a.jobs} parallel jobs: {hints[0]:.2f} s" if hints else "no hint within 120 s")
+    await asyncio.sleep(3.0)
+    print(f"server RSS: idle before work {idle_before:.1f} MB, during jobs {busy_rss:.1f} MB, idle after {rss_mb(pid):.1f} MB")
+    await client.shutdown_async(None)
+    client.exit(None)
+    await client.stop()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(asyncio.run(main()))
