@@ -227,3 +227,20 @@ async def test_bad_settings_are_reported_and_defaults_kept(client: LanguageClien
     text = " ".join(m.message for m in client.messages)
     assert "'samples' must be an integer from 1 to 64" in text and "keeping 1" in text
     assert "'hints.inlayHints' must be true or false" in text and "unknown setting 'colour'" in text
+
+
+async def test_commands_apply_the_source_change_through_the_editor(client: LanguageClient):
+    edits = []
+
+    @client.feature(types.WORKSPACE_APPLY_EDIT)
+    def apply(params: types.ApplyWorkspaceEditParams):
+        edits.append(params)
+        return types.ApplyWorkspaceEditResult(applied=True)
+
+    path = project(f"cmd-{id(client)}")
+    uri = open_doc(client, path)
+    await wait_for_hint(client, uri)
+    ok = await client.workspace_execute_command_async(types.ExecuteCommandParams(
+        command="supercoder.useSourceChange", arguments=[uri, "popcount"]))
+    assert ok is True
+    assert edits[0].edit.document_changes[0].edits[0].new_text.startswith('__attribute__((target("popcnt")))')

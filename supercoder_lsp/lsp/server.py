@@ -237,6 +237,35 @@ def optimize_function(ls: SupercoderServer, uri: str, name: str):
     ls.analyze(uri, only=name, force=True)
 
 
+async def _apply_action(ls: SupercoderServer, uri: str, name: str, prefix: str) -> bool:
+    doc = ls.workspace.get_text_document(uri)
+    fn = next((f for f in parse_functions(doc.source) if f.name == name), None)
+    if fn is None:
+        return False
+    reps = {n: (j.replacement, j.source_hash) for n, j in ls.jobs.results(uri).items()}
+    at = types.Range(types.Position(fn.range.start.line, 0), types.Position(fn.range.start.line, 0))
+    actions = present.code_actions(uri, doc.version, doc.source, ls.results_for(uri), ls.settings, at, reps)
+    action = next((a for a in actions if a.title.startswith(prefix) and a.edit is not None), None)
+    if action is None:
+        reason = next((a.disabled.reason for a in actions if a.title.startswith(prefix) and a.disabled), "no verified result yet")
+        ls.window_show_message(types.ShowMessageParams(type=types.MessageType.Info, message=f"supercoder: {name}: {reason}"))
+        return False
+    res = await ls.workspace_apply_edit_async(types.ApplyWorkspaceEditParams(edit=action.edit, label=action.title))
+    return bool(res and res.applied)
+
+
+@server.command("supercoder.replace")
+async def replace_command(ls: SupercoderServer, uri: str, name: str):
+    """Replace the function with its verified assembly (the C kept under #else)."""
+    return await _apply_action(ls, uri, name, f"Replace {name} with verified assembly")
+
+
+@server.command("supercoder.useSourceChange")
+async def source_change_command(ls: SupercoderServer, uri: str, name: str):
+    """Apply the source-level change (e.g. __attribute__((target("popcnt")))) that measured as fast."""
+    return await _apply_action(ls, uri, name, "Use ")
+
+
 @server.command("supercoder.showAssembly")
 async def show_assembly(ls: SupercoderServer, uri: str, name: str):
     job = ls.jobs.results(uri).get(name)
