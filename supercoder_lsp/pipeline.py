@@ -13,6 +13,7 @@ import re
 import shutil
 import tempfile
 import time
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -264,9 +265,22 @@ class Pipeline:
         harness: FunctionHarness | None = None
         support: tuple[Path, ...] = ()
         self.progress(name, "harness")
+
+        def make_timer(support_objs: tuple[Path, ...]) -> InterleavedTimer:
+            return InterleavedTimer(TimingSetup(fdir / "timing", name, plan, self.opts.seed, self.opts.rounds,
+                                                min_speedup=self.opts.min_speedup), support_objs)
+
+        early_timer = None
         with sw("harness"):
             if plan.supported:
-                harness, support, why = self._harness(ctx, fn, plan, base_obj, fdir)
+                # compile the timing driver while the verification harness is built and run
+                with ThreadPoolExecutor(max_workers=1) as pool:
+                    early_timer = pool.submit(make_timer, ())
+                    harness, support, why = self._harness(ctx, fn, plan, base_obj, fdir)
+                    try:
+                        early_timer = early_timer.result()
+                    except build.BuildError:
+                        early_timer = None
                 res.harness = why
             else:
                 res.harness = plan.why
@@ -278,8 +292,7 @@ class Pipeline:
         timer = None
         if harness is not None:
             with sw("measure"):
-                timer = InterleavedTimer(TimingSetup(fdir / "timing", name, plan, self.opts.seed, self.opts.rounds,
-                                                     min_speedup=self.opts.min_speedup), support)
+                timer = early_timer if early_timer is not None and not support else make_timer(support)
         request = ProposalRequest(fn, ctx.path, ctx.text, cut.text, ctx.cfg, fdir)
         seen: dict[str, str] = {}
         base_features = instruction_features(cut.text)

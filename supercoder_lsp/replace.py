@@ -132,4 +132,45 @@ def check(path: Path, fn: CFunction, edited: str, cfg: BuildConfig, work: Path, 
     except TimingError as e:
         return ReplacementCheck(False, False, f"could not be re-timed: {e}", inputs=chk.inputs)
     slower = timing.ci[1] < 1.0
-    return ReplacementCheck(not slower, timing.significant, timing.detail, timing.speedup, timing.ci, chk.inputs)
+    detail = timing.detail
+    # In context: assembly cannot be inlined, so a caller that inlined the C may get slower.
+    for caller, ct in callers_timed(path, fn, orig_asm, new_asm, new.text, cfg, work, rounds, min_speedup):
+        detail += f"; caller {caller}: {ct.detail}"
+        if ct.ci[1] < 1.0:
+            return ReplacementCheck(False, False, f"the function alone: {timing.detail}; but its caller {caller} gets "
+                                    f"slower ({ct.speedup:.2f}x, 95% CI {ct.ci[0]:.2f}-{ct.ci[1]:.2f}): the C was inlined "
+                                    "there and the assembly cannot be", timing.speedup, timing.ci, chk.inputs)
+    return ReplacementCheck(not slower, timing.significant, detail, timing.speedup, timing.ci, chk.inputs)
+
+
+def callers_timed(path: Path, fn: CFunction, orig_asm: str, new_asm: str, new_fn_asm: str, cfg: BuildConfig,
+                  work: Path, rounds: int, min_speedup: float, limit: int = 3):
+    """Time each caller of `fn` in the file, original build against edited build, where the harness can."""
+    from .asm.cut import FunctionMissing, rename_symbols
+    from .source import parse_functions
+
+    call = re.compile(rf"\b{re.escape(fn.name)}\s*\(")
+    callers = [f for f in parse_functions(path.read_text(errors="replace"))
+               if f.name not in (fn.name, "main") and call.search(f.text[f.body_start_byte - f.start_byte:])]
+    base_fn = cut_function(orig_asm, fn.name)
+    build.assemble(base_fn.text, work / "ctx-orig-fn.o")
+    build.assemble(rename_symbols(new_fn_asm, {fn.name: "sc_newfn"}), work / "ctx-new-fn.o")
+    for caller in callers[:limit]:
+        plan = make_plan(caller.signature)
+        if not plan.supported:
+            continue
+        try:
+            before = cut_function(orig_asm, caller.name)
+            after = cut_function(new_asm, caller.name)
+        except FunctionMissing:
+            continue
+        others = (set(before.external_refs) | set(after.external_refs)) - {fn.name}
+        if others or before.local_calls or after.local_calls:
+            continue  # needs more of the file than the timing harness links
+        timer = InterleavedTimer(TimingSetup(work / f"ctx-{caller.name}", caller.name, plan, rounds=rounds,
+                                             min_speedup=min_speedup),
+                                 (work / "ctx-orig-fn.o", work / "ctx-new-fn.o"))
+        try:
+            yield caller.name, timer.time(before.text, rename_symbols(after.text, {fn.name: "sc_newfn"}), "ctx")
+        except TimingError:
+            continue
