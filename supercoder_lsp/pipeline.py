@@ -25,7 +25,7 @@ from .asm.elfcheck import check_object, inspect_object
 from .asm.screen import screen
 from .asm.features import cpu_flags, cpu_model, instruction_features, missing_cpu_flags, required_cpu_flags
 from .cache import Cache
-from .harness import include_dir
+from .file_context import FileContext
 from .harness.plan import Plan, describe, make_plan
 from .hotness import ProfileError, callgrind_profile, rank
 from .measure.hyperfine import time_programs
@@ -34,7 +34,7 @@ from .model import ACCEPTED, REJECTED, BuildConfig, Candidate, CandidateResult, 
 from .propose.base import ProposalRequest
 from .propose.compilers import CompilersProposer
 from .propose.replay import ReplayProposer
-from .source import parse_functions, remove_definition
+from .source import parse_functions
 from .verify.function_check import FunctionHarness
 from .verify.program import find_tests, run_tests
 from .verify.sandbox import require_sandbox
@@ -160,7 +160,7 @@ class Pipeline:
         try:
             self.progress("", "build")
             asm = build.compile_to_asm(path, cfg, work / "baseline.s")
-            ctx = _FileContext(path, text, cfg, asm, work, self.opts, self.tests)
+            ctx = FileContext(path, text, cfg, asm, work, self.opts, self.tests)
             selected = self._select(ctx, functions, notes)
             results = []
             for fn, score in selected:
@@ -170,7 +170,7 @@ class Pipeline:
                 shutil.rmtree(work, ignore_errors=True)
         return Report(str(path), env, results, notes, time.perf_counter() - t0)
 
-    def _select(self, ctx: _FileContext, functions: list[CFunction], notes: list[str]):
+    def _select(self, ctx: FileContext, functions: list[CFunction], notes: list[str]):
         if not functions:
             raise InputError(f"no function definitions found in {ctx.path}")
         if self.opts.functions:
@@ -198,7 +198,7 @@ class Pipeline:
         return ranked[: self.opts.top]
 
     # -- function level ---------------------------------------------------------
-    def _cache_key(self, ctx: _FileContext, fn: CFunction, env: dict) -> str:
+    def _cache_key(self, ctx: FileContext, fn: CFunction, env: dict) -> str:
         h = hashlib.sha256()
         tests = []
         for name, i, o in ctx.tests or []:
@@ -217,7 +217,7 @@ class Pipeline:
         h.update(json.dumps(key, sort_keys=True).encode())
         return h.hexdigest()
 
-    def _function(self, ctx: _FileContext, fn: CFunction, score: float, env: dict) -> FunctionResult:
+    def _function(self, ctx: FileContext, fn: CFunction, score: float, env: dict) -> FunctionResult:
         key = self._cache_key(ctx, fn, env) if self.cache else None
         if key:
             hit = self.cache.get(key)
@@ -236,7 +236,7 @@ class Pipeline:
             self.cache.put(key, res)
         return res
 
-    def _optimize(self, ctx: _FileContext, fn: CFunction, res: FunctionResult) -> None:
+    def _optimize(self, ctx: FileContext, fn: CFunction, res: FunctionResult) -> None:
         sw = _Stopwatch(res.stage_seconds)
         name = fn.name
         fdir = ctx.work / name
@@ -450,52 +450,3 @@ def choose_best(accepted: list[CandidateResult]) -> CandidateResult:
     tied = [c for c in accepted if timing(c).ci[1] >= timing(top).ci[0]]
     return min(tied, key=lambda c: (CHANGE_PREFERENCE.get(c.source_change.kind, 3) if c.source_change else 3,
                                     -timing(c).speedup))
-
-
-class _FileContext:
-    """What all functions of one file share; objects are built on first use."""
-
-    def __init__(self, path: Path, text: str, cfg: BuildConfig, asm: str, work: Path, opts: Options, tests):
-        self.path, self.text, self.cfg, self.asm, self.work, self.opts, self.tests = path, text, cfg, asm, work, opts, tests
-        self._support: Path | None = None
-        self._program: Path | None = None
-        self._rest: dict[str, Path] = {}
-
-    def support_object(self) -> Path:
-        """The file's own object with its function and main made weak, so a
-        harness can link a function that uses the file's globals or helpers."""
-        if self._support is None:
-            obj = self.work / "file.o"
-            build.compile_object(self.path, self.cfg, obj)
-            build.objcopy(obj, "--weaken")
-            self._support = obj
-        return self._support
-
-    def program_sandbox(self) -> Path:
-        """The object whose constructor contains a whole program under test."""
-        obj = self.work / "sc_program_sandbox.o"
-        if not obj.exists():
-            build.run_tool(["gcc", "-O1", "-I", str(include_dir()), "-c", str(include_dir() / "sc_program_sandbox.c"),
-                            "-o", str(obj)], "compile program sandbox")
-        return obj
-
-    def baseline_program(self) -> Path:
-        if self._program is None:
-            exe = self.work / "baseline-program"
-            obj = self.work / "baseline-program.o"
-            build.compile_object(self.path, self.cfg, obj)
-            build.link([obj], exe, compiler=self.cfg.compiler)
-            self._program = exe
-        return self._program
-
-    def rest_object(self, fn: CFunction) -> Path:
-        """The file with `fn`'s definition replaced by a declaration, built with
-        the project's flags: the candidate is linked in as it will live."""
-        if fn.name not in self._rest:
-            src = self.work / f"rest-{fn.name}.c"
-            src.write_text(remove_definition(self.text, fn, make_extern=True))
-            obj = self.work / f"rest-{fn.name}.o"
-            build.compile_object(src, BuildConfig(self.cfg.compiler, (*self.cfg.flags, f"-I{self.path.resolve().parent}"),
-                                                  self.cfg.source, self.cfg.directory), obj)
-            self._rest[fn.name] = obj
-        return self._rest[fn.name]

@@ -1,0 +1,62 @@
+"""What all functions of one C file share while they are optimized: its text,
+build configuration and -O3 assembly, and the objects built from it on first
+use (the file's own object, the original program, the program with one
+function's definition removed, the sandbox constructor)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from . import build
+from .harness import include_dir
+from .model import BuildConfig, CFunction
+from .source import remove_definition
+
+
+class FileContext:
+    """What all functions of one file share; objects are built on first use."""
+
+    def __init__(self, path: Path, text: str, cfg: BuildConfig, asm: str, work: Path, opts, tests):
+        self.path, self.text, self.cfg, self.asm, self.work, self.opts, self.tests = path, text, cfg, asm, work, opts, tests
+        self._support: Path | None = None
+        self._program: Path | None = None
+        self._rest: dict[str, Path] = {}
+
+    def support_object(self) -> Path:
+        """The file's own object with its function and main made weak, so a
+        harness can link a function that uses the file's globals or helpers."""
+        if self._support is None:
+            obj = self.work / "file.o"
+            build.compile_object(self.path, self.cfg, obj)
+            build.objcopy(obj, "--weaken")
+            self._support = obj
+        return self._support
+
+    def program_sandbox(self) -> Path:
+        """The object whose constructor contains a whole program under test."""
+        obj = self.work / "sc_program_sandbox.o"
+        if not obj.exists():
+            build.run_tool(["gcc", "-O1", "-I", str(include_dir()), "-c", str(include_dir() / "sc_program_sandbox.c"),
+                            "-o", str(obj)], "compile program sandbox")
+        return obj
+
+    def baseline_program(self) -> Path:
+        if self._program is None:
+            exe = self.work / "baseline-program"
+            obj = self.work / "baseline-program.o"
+            build.compile_object(self.path, self.cfg, obj)
+            build.link([obj], exe, compiler=self.cfg.compiler)
+            self._program = exe
+        return self._program
+
+    def rest_object(self, fn: CFunction) -> Path:
+        """The file with `fn`'s definition replaced by a declaration, built with
+        the project's flags: the candidate is linked in as it will live."""
+        if fn.name not in self._rest:
+            src = self.work / f"rest-{fn.name}.c"
+            src.write_text(remove_definition(self.text, fn, make_extern=True))
+            obj = self.work / f"rest-{fn.name}.o"
+            build.compile_object(src, BuildConfig(self.cfg.compiler, (*self.cfg.flags, f"-I{self.path.resolve().parent}"),
+                                                  self.cfg.source, self.cfg.directory), obj)
+            self._rest[fn.name] = obj
+        return self._rest[fn.name]
