@@ -81,7 +81,7 @@ def diagnostics(text: str, results: dict[str, dict], s: Settings) -> list[types.
             out.append(types.Diagnostic(range=_lsp_range(fn.name_range), message=line, source=SOURCE,
                                         severity=types.DiagnosticSeverity.Hint, code="speedup",
                                         data={"function": name, "label": result["best"]["label"]}))
-        elif s.hints.explain_no_win and result.get("status") == "done":
+        elif s.hints.explain_no_win and result.get("status") == "done" and not _best(result):
             out.append(types.Diagnostic(range=_lsp_range(fn.name_range), message=no_win_summary(result), source=SOURCE,
                                         severity=types.DiagnosticSeverity.Information, code="no-win",
                                         data={"function": name}))

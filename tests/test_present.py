@@ -1,0 +1,53 @@
+"""What the editor shows for a result: thresholds and the hint settings."""
+
+from __future__ import annotations
+
+from supercoder_lsp.lsp import present
+from supercoder_lsp.lsp.settings import Settings, resolve
+
+TEXT = "int f(int x) {\n    return x;\n}\nint g(int y) {\n    return y;\n}\n"
+
+
+def result(name: str, sp: float | None) -> dict:
+    cands = [{"label": "c1", "status": "rejected", "reason": "wrong-output", "speedup": None, "inputs_checked": 0},
+             {"label": "c2", "status": "rejected", "reason": "not-faster", "speedup": 0.98, "speedup_ci": [0.9, 1.0],
+              "inputs_checked": 0}]
+    best = None
+    if sp is not None:
+        cands.append({"label": "c3", "status": "accepted", "reason": None, "speedup": sp, "speedup_ci": [sp - 0.1, sp + 0.1],
+                      "inputs_checked": 100252, "tests_passed": 0})
+        best = {"label": "c3", "origin": "x", "speedup": sp, "speedup_ci": [sp - 0.1, sp + 0.1], "features": ["cmov"],
+                "source_change": None, "assembly": "f:\n\tret\n"}
+    return {"name": name, "status": "done", "candidates": cands, "best": best, "baseline": {"assembly": ""}}
+
+
+def test_hint_only_where_a_verified_speedup_clears_the_threshold():
+    s = Settings()
+    diags = present.diagnostics(TEXT, {"f": result("f", 1.62), "g": result("g", 1.05)}, s)
+    assert [d.message for d in diags] == ["1.62x faster (95% CI 1.52-1.72), uses cmov - verified on 100,252 inputs"]
+    assert diags[0].range.start.line == 0
+
+
+def test_explain_no_win_names_the_verdicts_and_only_when_nothing_won():
+    s, problems = resolve({"hints": {"explainNoWin": True}}, None, None)
+    assert not problems
+    diags = present.diagnostics(TEXT, {"f": result("f", None), "g": result("g", 1.05)}, s)
+    assert [(d.message, d.range.start.line) for d in diags] == [
+        ("no faster verified candidate (2 tried: 1 wrong-output, 1 not-faster)", 0)]
+
+
+def test_each_kind_of_hint_can_be_switched_off():
+    s, _ = resolve({"hints": {"diagnostics": False, "inlayHints": False, "codeLens": False}}, None, None)
+    results = {"f": result("f", 2.0)}
+    assert present.diagnostics(TEXT, results, s) == []
+    assert present.code_lenses("file:///x.c", TEXT, results, s) == []
+    from lsprotocol import types
+    whole = types.Range(types.Position(0, 0), types.Position(10, 0))
+    assert present.inlay_hints(TEXT, results, s, whole) == []
+    assert present.inlay_hints(TEXT, results, Settings(), whole)[0].label == "2.00x faster, uses cmov"
+
+
+def test_settings_precedence_project_file_wins(tmp_path):
+    (tmp_path / ".supercoder.toml").write_text("[lsp]\nsamples = 3\n")
+    s, problems = resolve({"samples": 5, "topFunctions": 2}, {"samples": 4}, tmp_path)
+    assert (s.samples, s.top_functions, problems) == (3, 2, [])
