@@ -57,6 +57,11 @@ def parser() -> argparse.ArgumentParser:
     o.add_argument("-p", "--proposer", default=None, help=f"comma-separated proposers: {', '.join(PROPOSERS)} "
                    "(default: compilers, or replay when --candidates is given)")
     o.add_argument("--candidates", type=Path, help="replay proposer: DIR/<function>/*.s")
+    o.add_argument("--base-url", help="openai proposer: an OpenAI-compatible server, e.g. http://127.0.0.1:8000/v1")
+    o.add_argument("--model", help="openai proposer: the model name the server serves")
+    o.add_argument("--temperature", type=float, default=0.7, help="model sampling temperature (default 0.7)")
+    o.add_argument("--refine", type=int, default=2, help="refinement rounds for model proposers (default 2)")
+    o.add_argument("--template", type=Path, help="prompt template file ({c_code}, {assembly}, {function})")
     o.add_argument("-n", "--samples", type=int, default=8, help="candidates per proposer per function (best-of-N, default 8)")
     o.add_argument("--tests", type=Path, help="program tests: DIR of NAME.in / NAME.out pairs (exact stdout match)")
     o.add_argument("--bench-input", type=Path, help="stdin for whole-program timing and profiling")
@@ -143,7 +148,9 @@ def options_from(a: argparse.Namespace) -> Options:
     return Options(proposers=proposers, samples=a.samples, candidates_dir=a.candidates, tests_dir=a.tests,
                    bench_input=a.bench_input, workload=a.workload, functions=tuple(a.function), top=a.top,
                    bounds=bounds, n_random=a.inputs, rounds=a.rounds, min_speedup=a.min_speedup,
-                   compiler=a.cc, flags=a.cflags, compile_timeout=a.compile_timeout, use_cache=not a.no_cache, cache_dir=a.cache_dir, keep_dir=a.keep_work)
+                   compiler=a.cc, flags=a.cflags, compile_timeout=a.compile_timeout, refine=a.refine,
+                   openai_base_url=a.base_url, openai_model=a.model, temperature=a.temperature,
+                   template=a.template.read_text() if a.template else None, use_cache=not a.no_cache, cache_dir=a.cache_dir, keep_dir=a.keep_work)
 
 
 def function_json(f) -> dict:

@@ -7,6 +7,7 @@ candidate is recorded with its reason and the others go on.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import re
@@ -31,7 +32,7 @@ from .hotness import ProfileError, callgrind_profile, rank
 from .measure.hyperfine import time_programs
 from .measure.interleaved import InterleavedTimer, TimingError, TimingMismatch, TimingSetup
 from .model import ACCEPTED, REJECTED, BuildConfig, Candidate, CandidateResult, CFunction, FunctionResult
-from .propose.base import ProposalRequest
+from .propose.base import Feedback, ProposalRequest
 from .propose.compilers import CompilersProposer
 from .propose.replay import ReplayProposer
 from .source import parse_functions
@@ -40,7 +41,7 @@ from .verify.program import find_tests, run_tests
 from .verify.sandbox import require_sandbox
 
 SCHEMA_VERSION = 1
-PROPOSERS = ("compilers", "replay")
+PROPOSERS = ("compilers", "replay", "openai")
 
 
 class InputError(ValueError):
@@ -68,6 +69,11 @@ class Options:
     keep_dir: Path | None = None
     seed: int = 0x5C0DE
     compile_timeout: float = 120.0
+    refine: int = 0  # refinement rounds for model proposers
+    openai_base_url: str | None = None
+    openai_model: str | None = None
+    temperature: float = 0.7
+    template: str | None = None  # prompt template text; default: the SuperCoder training prompt
 
 
 @dataclass
@@ -122,15 +128,29 @@ class Pipeline:
                 raise InputError(f"unknown proposer '{p}'; available: {', '.join(PROPOSERS)}")
         if "replay" in opts.proposers and not opts.candidates_dir:
             raise InputError("the replay proposer needs --candidates DIR")
-        self.proposers = []
-        for p in opts.proposers:
-            self.proposers.append(CompilersProposer(timeout=opts.compile_timeout) if p == "compilers" else ReplayProposer(opts.candidates_dir))
+        self.proposers = [self._make_proposer(p) for p in opts.proposers]
+        self.notes: list[str] = []
         self.tests = find_tests(opts.tests_dir) if opts.tests_dir else None
         if opts.bench_input or opts.workload:
             tools.require("hyperfine", "whole-program timing with --bench-input/--workload")
         if opts.bench_input and not Path(opts.bench_input).is_file():
             raise InputError(f"--bench-input '{opts.bench_input}' does not exist")
         self.cache = Cache(opts.cache_dir) if opts.use_cache else None
+
+    def _make_proposer(self, p: str):
+        if p == "compilers":
+            return CompilersProposer(timeout=self.opts.compile_timeout)
+        if p == "replay":
+            return ReplayProposer(self.opts.candidates_dir)
+        from .propose.openai_proposer import OpenAIProposer, OpenAISettings, ProposerUnavailable
+        from .propose.prompt import SUPERCODER_TEMPLATE
+
+        try:
+            return OpenAIProposer(OpenAISettings(base_url=self.opts.openai_base_url, model=self.opts.openai_model,
+                                                 temperature=self.opts.temperature,
+                                                 template=self.opts.template or SUPERCODER_TEMPLATE))
+        except ProposerUnavailable as e:
+            raise InputError(str(e)) from e
 
     # -- file level -------------------------------------------------------------
     def run(self, path: str | Path) -> Report:
@@ -168,7 +188,7 @@ class Pipeline:
         finally:
             if not self.opts.keep_dir:
                 shutil.rmtree(work, ignore_errors=True)
-        return Report(str(path), env, results, notes, time.perf_counter() - t0)
+        return Report(str(path), env, results, notes + self.notes, time.perf_counter() - t0)
 
     def _select(self, ctx: FileContext, functions: list[CFunction], notes: list[str]):
         if not functions:
@@ -296,22 +316,39 @@ class Pipeline:
         request = ProposalRequest(fn, ctx.path, ctx.text, cut.text, ctx.cfg, fdir)
         seen: dict[str, str] = {}
         base_features = instruction_features(cut.text)
-        for proposer in self.proposers:
+
+        def process(proposer, req: ProposalRequest) -> list[tuple[Candidate, CandidateResult]]:
+            done = []
             self.progress(name, f"propose ({proposer.name})")
-            stream = proposer.propose(request, self.opts.samples)
+            stream = proposer.propose(req, self.opts.samples)
             for i in range(self.opts.samples):  # one candidate at a time: the first win shows early
                 with sw("propose"):
                     cand = next(stream, None)
                 if cand is None:
                     break
                 self.progress(name, f"{proposer.name}: {cand.label}", i, self.opts.samples)
-                label = cand.label if cand.label not in {c.label for c in res.candidates} else f"{cand.label}-{i}"
-                cand.label = label
+                if cand.label in {c.label for c in res.candidates}:
+                    cand.label = f"{cand.label}-{len(res.candidates)}"
                 r = self._candidate(ctx, fn, cand, cut.text, base_features, harness, timer, rest_obj, fdir, seen, sw)
                 res.candidates.append(r)
+                done.append((cand, r))
                 if r.status == ACCEPTED and self.on_update:
                     res.best = choose_best([c for c in res.candidates if c.status == ACCEPTED]).label
                     self.on_update(res)
+            if getattr(proposer, "note", None) and proposer.note not in self.notes:
+                self.notes.append(proposer.note)
+            return done
+
+        for proposer in self.proposers:
+            batch = process(proposer, request)
+            # Iterative refinement (SuperCoder): the rejection reasons go back to the model.
+            for k in range(self.opts.refine if getattr(proposer, "refinable", False) else 0):
+                if not batch or any(r.status == ACCEPTED for _, r in batch):
+                    break
+                feedback = [Feedback(c, r.reason, r.detail) for c, r in batch if r.reason != "duplicate"]
+                if not feedback:
+                    break
+                batch = process(proposer, dataclasses.replace(request, feedback=feedback, round=k + 1))
         accepted = [c for c in res.candidates if c.status == ACCEPTED]
         if accepted:
             res.best = choose_best(accepted).label

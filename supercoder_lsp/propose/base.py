@@ -31,7 +31,8 @@ class ProposalRequest:
     baseline_asm: str  # the function's -O3 assembly, cut out of the file's .s
     build: BuildConfig
     workdir: Path
-    feedback: list[Feedback] = field(default_factory=list)
+    feedback: list[Feedback] = field(default_factory=list)  # the previous round's rejections
+    round: int = 0  # 0 for the first samples, k for the k-th refinement round
 
 
 class Proposer(Protocol):

@@ -1,0 +1,97 @@
+"""Proposer for any OpenAI-compatible endpoint (`vllm serve`, llama.cpp's server, a hosted API).
+
+Needs the optional extra: pip install "supercoder-lsp[openai]". Base URL, model
+and key come from the settings or the environment (SUPERCODER_OPENAI_BASE_URL
+or OPENAI_BASE_URL, SUPERCODER_MODEL, OPENAI_API_KEY). N samples per request
+(`n`), timeouts and retries with backoff are the client's; a server that is down
+or returns garbage gives a clear message, and the other proposers go on.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from dataclasses import dataclass, field
+from typing import Iterator
+
+from ..model import Candidate
+from .base import ProposalRequest
+from .prompt import FEEDBACK_TEMPLATE, SUPERCODER_TEMPLATE, candidate_from_reply, render
+
+
+class ProposerUnavailable(RuntimeError):
+    pass
+
+
+@dataclass
+class OpenAISettings:
+    base_url: str | None = None
+    model: str | None = None
+    api_key: str | None = None
+    temperature: float = 0.7
+    max_tokens: int = 4096
+    timeout: float = 120.0
+    retries: int = 2
+    template: str = SUPERCODER_TEMPLATE
+    extra: dict = field(default_factory=dict)
+
+
+class OpenAIProposer:
+    name = "openai"
+    refinable = True  # rejected candidates can go back with their reasons
+
+    def __init__(self, s: OpenAISettings):
+        try:
+            import openai  # noqa: F401  (optional extra)
+        except ImportError as e:
+            raise ProposerUnavailable('the openai proposer needs its extra: pip install "supercoder-lsp[openai]"') from e
+        self.s = s
+        self.base_url = s.base_url or os.environ.get("SUPERCODER_OPENAI_BASE_URL") or os.environ.get("OPENAI_BASE_URL")
+        self.model = s.model or os.environ.get("SUPERCODER_MODEL")
+        if not self.base_url or not self.model:
+            raise ProposerUnavailable("the openai proposer needs a server URL and a model: --base-url URL --model NAME "
+                                      "(or SUPERCODER_OPENAI_BASE_URL and SUPERCODER_MODEL)")
+        from openai import OpenAI
+
+        self.client = OpenAI(base_url=self.base_url, api_key=s.api_key or os.environ.get("OPENAI_API_KEY") or "none",
+                             timeout=s.timeout, max_retries=s.retries)
+        self.note: str | None = None
+
+    def settings(self) -> dict:
+        return {"name": self.name, "base_url": self.base_url, "model": self.model, "temperature": self.s.temperature,
+                "max_tokens": self.s.max_tokens, "template": hashlib.sha256(self.s.template.encode()).hexdigest()[:16]}
+
+    def _messages(self, request: ProposalRequest) -> list[dict]:
+        prompt = render(self.s.template, request.function.text, request.baseline_asm, request.function.name)
+        messages = [{"role": "user", "content": prompt}]
+        for fb in request.feedback:  # refinement: the rejected candidate and why, as in the SuperCoder paper
+            messages.append({"role": "assistant", "content": f"```assembly\n{fb.candidate.assembly}\n```"})
+            messages.append({"role": "user", "content": FEEDBACK_TEMPLATE.format(
+                candidate=fb.candidate.assembly, reason=fb.reason, detail=fb.detail, function=request.function.name)})
+        return messages
+
+    def propose(self, request: ProposalRequest, n: int) -> Iterator[Candidate]:
+        from openai import OpenAIError
+
+        name = request.function.name
+        rnd = request.round
+        try:
+            resp = self.client.chat.completions.create(model=self.model, messages=self._messages(request), n=n,
+                                                       temperature=self.s.temperature, max_tokens=self.s.max_tokens,
+                                                       **self.s.extra)
+            choices = list(resp.choices or [])
+        except OpenAIError as e:
+            self.note = f"openai proposer ({self.base_url}, model {self.model}) failed: {type(e).__name__}: {e}"
+            return
+        except (ValueError, TypeError, AttributeError) as e:  # a reply that is not a chat completion
+            self.note = f"openai proposer ({self.base_url}) returned something that is not a chat completion: {e}"
+            return
+        for i, ch in enumerate(choices[:n]):
+            content = (ch.message.content if ch.message else None) or ""
+            label = f"openai-r{rnd}-{i}"
+            origin = f"openai:{self.model}@{self.base_url} round {rnd} sample {i}"
+            asm, why = candidate_from_reply(content, name)
+            if asm is None:
+                yield Candidate(name, content, origin, label, problem=f"the model's reply could not be used: {why}")
+            else:
+                yield Candidate(name, asm, origin, label)

@@ -1,0 +1,59 @@
+"""A loopback OpenAI-compatible chat-completions server that serves scripted replies.
+
+A test double for a model server (which cannot run here): it speaks the real
+protocol (POST /v1/chat/completions, JSON in and out) and records every request.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Callable
+
+
+class Stub:
+    def __init__(self, script: Callable[[dict, int], list[str] | int]):
+        """script(request_json, call_index) -> the contents of the n choices, or an HTTP status code to fail with."""
+        self.script = script
+        self.requests: list[dict] = []
+        stub = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args):
+                pass
+
+            def do_POST(self):
+                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                stub.requests.append(body)
+                out = stub.script(body, len(stub.requests) - 1)
+                if isinstance(out, int):
+                    self.send_response(out)
+                    self.send_header("Content-Type", "application/json")
+                    self.end_headers()
+                    self.wfile.write(json.dumps({"error": {"message": "scripted failure", "type": "server_error"}}).encode())
+                    return
+                reply = {"id": f"chatcmpl-{len(stub.requests)}", "object": "chat.completion", "created": int(time.time()),
+                         "model": body["model"],
+                         "choices": [{"index": i, "message": {"role": "assistant", "content": c}, "finish_reason": "stop"}
+                                     for i, c in enumerate(out)],
+                         "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}}
+                data = json.dumps(reply).encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+
+    def __enter__(self):
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.server.shutdown()
+        self.server.server_close()

@@ -1,0 +1,85 @@
+"""Model proposers: the SuperCoder prompt, reply parsing, best-of-N and refinement,
+against an OpenAI-compatible server on loopback that serves scripted completions."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from openai_stub import Stub
+from supercoder_lsp.pipeline import Options, Pipeline
+from supercoder_lsp.propose.prompt import SUPERCODER_TEMPLATE, candidate_from_reply, extract_assembly
+
+FIX = Path(__file__).parent / "fixtures"
+SRC = FIX / "verify" / "popcount.c"
+GOOD_TU = (FIX / "verify" / "cands" / "popcount" / "whole-tu-native.s").read_text()
+WRONG = "\t.text\n\t.globl popcount\n\t.type popcount, @function\npopcount:\n\tpopcntl %edi, %eax\n\tret\n\t.size popcount, .-popcount\n"
+
+
+def test_default_prompt_is_the_supercoder_training_prompt():
+    assert SUPERCODER_TEMPLATE.startswith("Given the following C code and unoptimized assembly code, your task is to "
+                                          "generate highly optimized x86-64 assembly code.")
+    assert "```assembly" in SUPERCODER_TEMPLATE
+
+
+@pytest.mark.parametrize("reply,ok", [
+    pytest.param(f"Here is a faster version:\n```assembly\n{WRONG}```\nIt uses popcnt.", True, id="prose-around-block"),
+    pytest.param(f"```asm\n{GOOD_TU}\n```", True, id="whole-translation-unit"),
+    pytest.param("I cannot help with that.", False, id="no-code"),
+    pytest.param("```assembly\n\tret\n```", False, id="block-without-the-function"),
+])
+def test_reply_parsing(reply, ok):
+    asm, why = candidate_from_reply(reply, "popcount")
+    assert (asm is not None) == ok, why
+    if ok:
+        assert "popcount:" in asm
+    else:
+        assert why
+
+
+def test_wrong_then_refined_right_candidate_is_accepted_and_timed():
+    def script(req, k):
+        if k == 0:  # best-of-2: a wrong candidate with prose, and garbage
+            return [f"Sure! Optimized:\n```assembly\n{WRONG}```", "The function is already optimal."]
+        # the refinement round must carry the rejection reason and the failing input
+        feedback = "\n".join(m["content"] for m in req["messages"][1:])
+        assert "wrong-output" in feedback and "expected" in feedback and "popcntl" in feedback
+        return [f"```assembly\n{GOOD_TU}\n```", "still nothing"]
+
+    with Stub(script) as stub:
+        rep = Pipeline(Options(proposers=("openai",), samples=2, refine=2, openai_base_url=stub.url, openai_model="sc-7b",
+                               use_cache=False, n_random=5000, rounds=12)).run(SRC)
+    assert len(stub.requests) == 2
+    first = stub.requests[0]
+    assert first["model"] == "sc-7b" and first["n"] == 2
+    prompt = first["messages"][0]["content"]
+    assert "x &= x - 1;" in prompt and "popcount:" in prompt  # the C source and its -O3 assembly
+    [fn] = rep.functions
+    got = {c.label: (c.status, c.reason) for c in fn.candidates}
+    assert got == {"openai-r0-0": ("rejected", "wrong-output"), "openai-r0-1": ("rejected", "assemble-error"),
+                   "openai-r1-0": ("accepted", None), "openai-r1-1": ("rejected", "assemble-error")}
+    best = fn.best_result()
+    assert best.label == "openai-r1-0" and best.origin.startswith("openai:sc-7b@") and best.timing.speedup > 2
+
+
+def test_server_down_or_garbage_gives_a_clear_note_and_other_proposers_go_on():
+    with Stub(lambda req, k: 500) as stub:
+        url = stub.url
+        p = subprocess.run([sys.executable, "-m", "supercoder_lsp.cli", "optimize", "--json", "--no-cache", str(SRC),
+                            "--proposer", "openai,compilers", "--base-url", url, "--model", "m", "-n", "1",
+                            "--inputs", "2000", "--rounds", "12"], capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr
+    data = json.loads(p.stdout)
+    assert any("openai proposer" in n and "failed" in n for n in data["notes"])
+    labels = [c["label"] for c in data["functions"][0]["candidates"]]
+    assert labels == ["gcc_march_native"]  # the compilers proposer still ran
+
+
+def test_missing_model_settings_say_what_to_pass():
+    p = subprocess.run([sys.executable, "-m", "supercoder_lsp.cli", "optimize", "--no-cache", str(SRC), "--proposer", "openai"],
+                       capture_output=True, text=True, timeout=60, env={"PATH": "/usr/bin:/bin"})
+    assert p.returncode == 2 and "--base-url URL --model NAME" in p.stderr
