@@ -61,6 +61,8 @@ def parser() -> argparse.ArgumentParser:
     o.add_argument("--model", help="openai proposer: the model name the server serves")
     o.add_argument("--temperature", type=float, default=0.7, help="model sampling temperature (default 0.7)")
     o.add_argument("--refine", type=int, default=2, help="refinement rounds for model proposers (default 2)")
+    o.add_argument("--hf-model", type=Path, help="hf proposer: a directory with local weights (config.json, ...)")
+    o.add_argument("--max-new-tokens", type=int, default=2048, help="longest model reply, in tokens (default 2048)")
     o.add_argument("--template", type=Path, help="prompt template file ({c_code}, {assembly}, {function})")
     o.add_argument("-n", "--samples", type=int, default=8, help="candidates per proposer per function (best-of-N, default 8)")
     o.add_argument("--tests", type=Path, help="program tests: DIR of NAME.in / NAME.out pairs (exact stdout match)")
@@ -150,7 +152,8 @@ def options_from(a: argparse.Namespace) -> Options:
                    bounds=bounds, n_random=a.inputs, rounds=a.rounds, min_speedup=a.min_speedup,
                    compiler=a.cc, flags=a.cflags, compile_timeout=a.compile_timeout, refine=a.refine,
                    openai_base_url=a.base_url, openai_model=a.model, temperature=a.temperature,
-                   template=a.template.read_text() if a.template else None, use_cache=not a.no_cache, cache_dir=a.cache_dir, keep_dir=a.keep_work)
+                   template=a.template.read_text() if a.template else None, hf_model=a.hf_model,
+                   max_new_tokens=a.max_new_tokens, use_cache=not a.no_cache, cache_dir=a.cache_dir, keep_dir=a.keep_work)
 
 
 def function_json(f) -> dict:

@@ -41,7 +41,7 @@ from .verify.program import find_tests, run_tests
 from .verify.sandbox import require_sandbox
 
 SCHEMA_VERSION = 1
-PROPOSERS = ("compilers", "replay", "openai")
+PROPOSERS = ("compilers", "replay", "openai", "hf")
 
 
 class InputError(ValueError):
@@ -74,6 +74,8 @@ class Options:
     openai_model: str | None = None
     temperature: float = 0.7
     template: str | None = None  # prompt template text; default: the SuperCoder training prompt
+    hf_model: Path | None = None  # local weights for the hf proposer
+    max_new_tokens: int = 2048
 
 
 @dataclass
@@ -146,6 +148,14 @@ class Pipeline:
         from .propose.prompt import SUPERCODER_TEMPLATE
 
         try:
+            if p == "hf":
+                if not self.opts.hf_model:
+                    raise ProposerUnavailable("the hf proposer needs local weights: --hf-model DIR")
+                from .propose.hf_proposer import HFProposer
+
+                return HFProposer(self.opts.hf_model, temperature=self.opts.temperature,
+                                  max_new_tokens=self.opts.max_new_tokens,
+                                  template=self.opts.template or SUPERCODER_TEMPLATE)
             return OpenAIProposer(OpenAISettings(base_url=self.opts.openai_base_url, model=self.opts.openai_model,
                                                  temperature=self.opts.temperature,
                                                  template=self.opts.template or SUPERCODER_TEMPLATE))

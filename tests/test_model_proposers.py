@@ -83,3 +83,38 @@ def test_missing_model_settings_say_what_to_pass():
     p = subprocess.run([sys.executable, "-m", "supercoder_lsp.cli", "optimize", "--no-cache", str(SRC), "--proposer", "openai"],
                        capture_output=True, text=True, timeout=60, env={"PATH": "/usr/bin:/bin"})
     assert p.returncode == 2 and "--base-url URL --model NAME" in p.stderr
+
+
+@pytest.fixture(scope="module")
+def tiny_model(tmp_path_factory):
+    """A causal LM with random weights and a tokenizer trained here on C and assembly text: no downloads."""
+    torch = pytest.importorskip("torch")
+    transformers = pytest.importorskip("transformers")
+    from tokenizers import Tokenizer, models, pre_tokenizers, trainers
+
+    d = tmp_path_factory.mktemp("tiny-model")
+    corpus = [SRC.read_text(), GOOD_TU, WRONG, SUPERCODER_TEMPLATE] * 4
+    tok = Tokenizer(models.BPE(unk_token="<unk>"))
+    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    tok.train_from_iterator(corpus, trainers.BpeTrainer(vocab_size=400, special_tokens=["<unk>", "<pad>", "<eos>"]))
+    fast = transformers.PreTrainedTokenizerFast(tokenizer_object=tok, unk_token="<unk>", pad_token="<pad>",
+                                                eos_token="<eos>")
+    fast.save_pretrained(d)
+    torch.manual_seed(0)
+    cfg = transformers.GPT2Config(vocab_size=len(fast), n_positions=2048, n_embd=32, n_layer=1, n_head=2,
+                                  eos_token_id=fast.eos_token_id, pad_token_id=fast.pad_token_id)
+    transformers.GPT2LMHeadModel(cfg).save_pretrained(d)
+    return d
+
+
+def test_hf_proposer_loads_local_weights_and_its_garbage_is_rejected_cleanly(tiny_model, monkeypatch):
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    rep = Pipeline(Options(proposers=("hf",), hf_model=tiny_model, samples=3, refine=1, max_new_tokens=24,
+                           use_cache=False, n_random=1000, rounds=6)).run(SRC)
+    [fn] = rep.functions
+    assert fn.status == "done" and fn.best is None
+    assert len(fn.candidates) == 6  # best-of-3, then one refinement round with the reasons fed back
+    assert all(c.status == "rejected" and c.reason in ("assemble-error", "duplicate") for c in fn.candidates)
+    assert {c.origin.split(" ")[0] for c in fn.candidates} == {f"hf:{tiny_model.name}"}
+    assert "no faster verified candidate (6 tried" in fn.detail
+

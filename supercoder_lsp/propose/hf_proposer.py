@@ -1,0 +1,72 @@
+"""Proposer running a model with transformers, from local weights, on the CPU or a GPU.
+
+Needs the optional extra: pip install "supercoder-lsp[hf]". Weights are only
+ever read from the given directory (local_files_only): nothing is downloaded.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Iterator
+
+from ..model import Candidate
+from .base import ProposalRequest
+from .openai_proposer import ProposerUnavailable
+from .prompt import FEEDBACK_TEMPLATE, SUPERCODER_TEMPLATE, candidate_from_reply, render
+
+
+class HFProposer:
+    name = "hf"
+    refinable = True
+
+    def __init__(self, model_dir: str | Path, *, temperature: float = 0.7, max_new_tokens: int = 2048,
+                 device: str | None = None, template: str = SUPERCODER_TEMPLATE):
+        try:
+            import torch
+            from transformers import AutoModelForCausalLM, AutoTokenizer
+        except ImportError as e:
+            raise ProposerUnavailable('the hf proposer needs its extra: pip install "supercoder-lsp[hf]"') from e
+        path = Path(model_dir)
+        if not (path / "config.json").is_file():
+            raise ProposerUnavailable(f"--hf-model {path}: no config.json there; give a directory with local weights "
+                                      "(e.g. a snapshot of LLM4Code/Superoptimizer_Qwen7B)")
+        self.torch = torch
+        self.device = device or ("cuda" if torch.cuda.is_available() else "cpu")
+        self.tok = AutoTokenizer.from_pretrained(str(path), local_files_only=True)
+        self.model = AutoModelForCausalLM.from_pretrained(str(path), local_files_only=True,
+                                                          dtype="auto").to(self.device).eval()
+        self.path, self.temperature, self.max_new_tokens, self.template = path, temperature, max_new_tokens, template
+        self.note: str | None = None
+
+    def settings(self) -> dict:
+        return {"name": self.name, "model": str(self.path.resolve()), "temperature": self.temperature,
+                "max_new_tokens": self.max_new_tokens}
+
+    def _prompt(self, request: ProposalRequest) -> str:
+        messages = [{"role": "user", "content": render(self.template, request.function.text, request.baseline_asm,
+                                                       request.function.name)}]
+        for fb in request.feedback:
+            messages.append({"role": "assistant", "content": f"```assembly\n{fb.candidate.assembly}\n```"})
+            messages.append({"role": "user", "content": FEEDBACK_TEMPLATE.format(
+                candidate=fb.candidate.assembly, reason=fb.reason, detail=fb.detail, function=request.function.name)})
+        if getattr(self.tok, "chat_template", None):
+            return self.tok.apply_chat_template(messages, tokenize=False, add_generation_prompt=True)
+        return "\n\n".join(m["content"] for m in messages)
+
+    def propose(self, request: ProposalRequest, n: int) -> Iterator[Candidate]:
+        name = request.function.name
+        inputs = self.tok(self._prompt(request), return_tensors="pt").to(self.device)
+        pad = self.tok.pad_token_id if self.tok.pad_token_id is not None else self.tok.eos_token_id
+        with self.torch.no_grad():
+            out = self.model.generate(**inputs, do_sample=True, temperature=self.temperature, num_return_sequences=n,
+                                      max_new_tokens=self.max_new_tokens, pad_token_id=pad)
+        start = inputs["input_ids"].shape[1]
+        for i, seq in enumerate(out):
+            text = self.tok.decode(seq[start:], skip_special_tokens=True)
+            label = f"hf-r{request.round}-{i}"
+            origin = f"hf:{self.path.name} round {request.round} sample {i}"
+            asm, why = candidate_from_reply(text, name)
+            if asm is None:
+                yield Candidate(name, text, origin, label, problem=f"the model's reply could not be used: {why}")
+            else:
+                yield Candidate(name, asm, origin, label)
