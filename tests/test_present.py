@@ -51,3 +51,12 @@ def test_settings_precedence_project_file_wins(tmp_path):
     (tmp_path / ".supercoder.toml").write_text("[lsp]\nsamples = 3\n")
     s, problems = resolve({"samples": 5, "topFunctions": 2}, {"samples": 4}, tmp_path)
     assert (s.samples, s.top_functions, problems) == (3, 2, [])
+
+
+def test_model_proposer_settings_are_checked():
+    s, problems = resolve({"proposers": ["openai", "compilers"]}, None, None)
+    assert s.proposers == ["compilers"] and "needs 'baseUrl' and 'model'" in problems[0]
+    s, problems = resolve({"proposers": ["openai"], "baseUrl": "http://127.0.0.1:8000/v1", "model": "m"}, None, None)
+    assert (s.proposers, problems) == (["openai"], [])
+    s, problems = resolve({"baseUrl": "gpu-box:8000"}, None, None)
+    assert "http(s) URL" in problems[0]

@@ -153,6 +153,11 @@ class Jobs:
             argv += ["--cache-dir", s.cache_dir]
         if s.candidates_dir:
             argv += ["--candidates", s.candidates_dir]
+        if s.base_url:
+            argv += ["--base-url", s.base_url, "--model", s.model or ""]
+        if s.hf_model:
+            argv += ["--hf-model", s.hf_model]
+        argv += ["--temperature", str(s.temperature), "--refine", str(s.refine)]
         return argv
 
     async def _run(self, uri: str, doc: DocumentJobs, job: FunctionJob) -> None:

@@ -15,7 +15,7 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-PROPOSERS = ("compilers", "replay")
+PROPOSERS = ("compilers", "replay", "openai", "hf")
 
 
 @dataclass
@@ -38,6 +38,11 @@ class Settings:
     flags: str | None = None  # overrides compile_commands.json / .supercoder.toml [build]
     cache_dir: str | None = None
     candidates_dir: str | None = None  # for the replay proposer
+    base_url: str | None = None  # openai proposer: an OpenAI-compatible server
+    model: str | None = None  # openai proposer: the served model's name
+    hf_model: str | None = None  # hf proposer: a directory with local weights
+    temperature: float = 0.7
+    refine: int = 2
     hints: Hints = field(default_factory=Hints)
 
 
@@ -54,6 +59,12 @@ _FIELDS = {
     "flags": ("flags", lambda v: v is None or isinstance(v, str), "a string of compiler flags"),
     "cacheDir": ("cache_dir", lambda v: v is None or isinstance(v, str), "a directory path"),
     "candidatesDir": ("candidates_dir", lambda v: v is None or isinstance(v, str), "a directory path"),
+    "baseUrl": ("base_url", lambda v: v is None or isinstance(v, str) and v.startswith(("http://", "https://")),
+                "an http(s) URL such as http://127.0.0.1:8000/v1"),
+    "model": ("model", lambda v: v is None or isinstance(v, str), "a model name"),
+    "hfModel": ("hf_model", lambda v: v is None or isinstance(v, str), "a directory with local weights"),
+    "temperature": ("temperature", lambda v: isinstance(v, (int, float)) and 0 <= v <= 2, "a number from 0 to 2"),
+    "refine": ("refine", lambda v: isinstance(v, int) and 0 <= v <= 10, "an integer from 0 to 10"),
 }
 _HINTS = {"diagnostics": "diagnostics", "inlayHints": "inlay_hints", "codeLens": "code_lens",
           "explainNoWin": "explain_no_win"}
@@ -88,9 +99,13 @@ def merge(settings: Settings, raw: dict | None, source: str) -> list[str]:
             setattr(settings, attr, value)
         else:
             problems.append(f"{source}: '{key}' must be {what}, got {value!r}; keeping {getattr(settings, attr)!r}")
-    if "replay" in settings.proposers and not settings.candidates_dir:
-        problems.append(f"{source}: the replay proposer needs 'candidatesDir'; using compilers only")
-        settings.proposers = [p for p in settings.proposers if p != "replay"] or ["compilers"]
+    needs = {"replay": ("candidates_dir", "'candidatesDir'"), "openai": ("base_url", "'baseUrl' and 'model'"),
+             "hf": ("hf_model", "'hfModel'")}
+    for prop, (attr, what) in needs.items():
+        missing = not getattr(settings, attr) or (prop == "openai" and not settings.model)
+        if prop in settings.proposers and missing:
+            problems.append(f"{source}: the {prop} proposer needs {what}; leaving it out")
+            settings.proposers = [p for p in settings.proposers if p != prop] or ["compilers"]
     return problems
 
 
