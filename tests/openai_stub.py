@@ -14,7 +14,7 @@ from typing import Callable
 
 
 class Stub:
-    def __init__(self, script: Callable[[dict, int], list[str] | int]):
+    def __init__(self, script: Callable[[dict, int], list[str] | int], models: tuple[str, ...] = ("supercoder",)):
         """script(request_json, call_index) -> the contents of the n choices, or an HTTP status code to fail with."""
         self.script = script
         self.requests: list[dict] = []
@@ -23,6 +23,20 @@ class Stub:
         class Handler(BaseHTTPRequestHandler):
             def log_message(self, *args):
                 pass
+
+            def do_GET(self):  # what `vllm serve` answers for health checks
+                if self.path == "/health":
+                    data = b""
+                elif self.path == "/v1/models":
+                    data = json.dumps({"object": "list", "data": [{"id": m, "object": "model"} for m in models]}).encode()
+                else:
+                    self.send_response(404)
+                    self.end_headers()
+                    return
+                self.send_response(200)
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
 
             def do_POST(self):
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
