@@ -61,7 +61,7 @@ def parser() -> argparse.ArgumentParser:
     o.add_argument("--model", help="openai proposer: the model name the server serves")
     o.add_argument("--temperature", type=float, default=0.7, help="model sampling temperature (default 0.7)")
     o.add_argument("--refine", type=int, default=2, help="refinement rounds for model proposers (default 2)")
-    o.add_argument("--hf-model", type=Path, help="hf proposer: a directory with local weights (config.json, ...)")
+    o.add_argument("--hf-model", type=Path, help="hf and vllm proposers: the model (a directory with local weights)")
     o.add_argument("--max-new-tokens", type=int, default=2048, help="longest model reply, in tokens (default 2048)")
     o.add_argument("--template", type=Path, help="prompt template file ({c_code}, {assembly}, {function})")
     o.add_argument("-n", "--samples", type=int, default=8, help="candidates per proposer per function (best-of-N, default 8)")

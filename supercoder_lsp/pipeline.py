@@ -41,7 +41,7 @@ from .verify.program import find_tests, run_tests
 from .verify.sandbox import require_sandbox
 
 SCHEMA_VERSION = 1
-PROPOSERS = ("compilers", "replay", "openai", "hf")
+PROPOSERS = ("compilers", "replay", "openai", "hf", "vllm")
 
 
 class InputError(ValueError):
@@ -148,6 +148,14 @@ class Pipeline:
         from .propose.prompt import SUPERCODER_TEMPLATE
 
         try:
+            if p == "vllm":
+                if not self.opts.hf_model:
+                    raise ProposerUnavailable("the vllm proposer needs a model: --hf-model DIR_OR_HUB_ID")
+                from .propose.vllm_proposer import VLLMProposer
+
+                return VLLMProposer(self.opts.hf_model, temperature=self.opts.temperature,
+                                    max_new_tokens=self.opts.max_new_tokens,
+                                    template=self.opts.template or SUPERCODER_TEMPLATE)
             if p == "hf":
                 if not self.opts.hf_model:
                     raise ProposerUnavailable("the hf proposer needs local weights: --hf-model DIR")

@@ -118,3 +118,24 @@ def test_hf_proposer_loads_local_weights_and_its_garbage_is_rejected_cleanly(tin
     assert {c.origin.split(" ")[0] for c in fn.candidates} == {f"hf:{tiny_model.name}"}
     assert "no faster verified candidate (6 tried" in fn.detail
 
+
+
+def test_vllm_proposer_on_the_tiny_model(tiny_model):
+    """Runs where vllm is installed (it needs CUDA): the same tiny model, in-process, best-of-2."""
+    pytest.importorskip("vllm", reason="vllm needs a CUDA GPU; this machine has none")
+    rep = Pipeline(Options(proposers=("vllm",), hf_model=tiny_model, samples=2, refine=0, max_new_tokens=24,
+                           use_cache=False, n_random=1000, rounds=6)).run(SRC)
+    [fn] = rep.functions
+    assert len(fn.candidates) == 2 and all(c.origin.startswith("vllm:") for c in fn.candidates)
+    assert all(c.status == "rejected" for c in fn.candidates)
+
+
+def test_missing_vllm_says_how_to_install(tmp_path):
+    try:
+        import vllm  # noqa: F401
+        pytest.skip("vllm is installed here")
+    except ImportError:
+        pass
+    p = subprocess.run([sys.executable, "-m", "supercoder_lsp.cli", "optimize", "--no-cache", str(SRC), "--proposer", "vllm",
+                        "--hf-model", str(tmp_path)], capture_output=True, text=True, timeout=60)
+    assert p.returncode == 2 and 'pip install "supercoder-lsp[vllm]"' in p.stderr

@@ -1,0 +1,62 @@
+"""Proposer running the model in-process with vLLM (`vllm.LLM`), on this machine's GPUs.
+
+Needs the optional extra: pip install "supercoder-lsp[vllm]" (CUDA). Only the
+worker processes import it; the language server never does.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Iterator
+
+from ..model import Candidate
+from .base import ProposalRequest
+from .openai_proposer import ProposerUnavailable
+from .prompt import FEEDBACK_TEMPLATE, SUPERCODER_TEMPLATE, candidate_from_reply, render
+
+
+class VLLMProposer:
+    name = "vllm"
+    refinable = True
+
+    def __init__(self, model: str | Path, *, temperature: float = 0.7, max_new_tokens: int = 2048,
+                 tensor_parallel_size: int = 1, template: str = SUPERCODER_TEMPLATE):
+        try:
+            from vllm import LLM, SamplingParams
+        except ImportError as e:
+            raise ProposerUnavailable('the vllm proposer needs its extra and a CUDA GPU: pip install "supercoder-lsp[vllm]"') from e
+        self.SamplingParams = SamplingParams
+        self.llm = LLM(model=str(model), tensor_parallel_size=tensor_parallel_size)
+        self.model, self.temperature, self.max_new_tokens, self.template = str(model), temperature, max_new_tokens, template
+        self.note: str | None = None
+
+    def settings(self) -> dict:
+        return {"name": self.name, "model": self.model, "temperature": self.temperature,
+                "max_new_tokens": self.max_new_tokens}
+
+    def _messages(self, request: ProposalRequest) -> list[dict]:
+        messages = [{"role": "user", "content": render(self.template, request.function.text, request.baseline_asm,
+                                                       request.function.name)}]
+        for fb in request.feedback:
+            messages.append({"role": "assistant", "content": f"```assembly\n{fb.candidate.assembly}\n```"})
+            messages.append({"role": "user", "content": FEEDBACK_TEMPLATE.format(
+                candidate=fb.candidate.assembly, reason=fb.reason, detail=fb.detail, function=request.function.name)})
+        return messages
+
+    def propose(self, request: ProposalRequest, n: int) -> Iterator[Candidate]:
+        params = self.SamplingParams(n=n, temperature=self.temperature, max_tokens=self.max_new_tokens)
+        tok = self.llm.get_tokenizer()
+        messages = self._messages(request)
+        if getattr(tok, "chat_template", None):
+            outputs = self.llm.chat(messages, params)
+        else:
+            outputs = self.llm.generate("\n\n".join(m["content"] for m in messages), params)
+        name = request.function.name
+        for i, out in enumerate(outputs[0].outputs[:n]):
+            label = f"vllm-r{request.round}-{i}"
+            origin = f"vllm:{Path(self.model).name} round {request.round} sample {i}"
+            asm, why = candidate_from_reply(out.text, name)
+            if asm is None:
+                yield Candidate(name, out.text, origin, label, problem=f"the model's reply could not be used: {why}")
+            else:
+                yield Candidate(name, asm, origin, label)
