@@ -12,7 +12,7 @@ from typing import Iterator
 from ..model import Candidate
 from .base import ProposalRequest
 from .openai_proposer import ProposerUnavailable
-from .prompt import FEEDBACK_TEMPLATE, SUPERCODER_TEMPLATE, candidate_from_reply, render
+from .prompt import SUPERCODER_TEMPLATE, candidate_from_reply, chat_messages
 
 
 class HFProposer:
@@ -43,12 +43,7 @@ class HFProposer:
                 "max_new_tokens": self.max_new_tokens}
 
     def _prompt(self, request: ProposalRequest) -> str:
-        messages = [{"role": "user", "content": render(self.template, request.function.text, request.baseline_asm,
-                                                       request.function.name)}]
-        for fb in request.feedback:
-            messages.append({"role": "assistant", "content": f"```assembly\n{fb.candidate.assembly}\n```"})
-            messages.append({"role": "user", "content": FEEDBACK_TEMPLATE.format(
-                candidate=fb.candidate.assembly, reason=fb.reason, detail=fb.detail, function=request.function.name)})
+        messages = chat_messages(self.template, request)
         if getattr(self.tok, "chat_template", None):
             return self.tok.apply_chat_template(messages, tokenize=False, add_generation_prompt=True)
         return "\n\n".join(m["content"] for m in messages)

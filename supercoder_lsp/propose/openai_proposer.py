@@ -16,7 +16,7 @@ from typing import Iterator
 
 from ..model import Candidate
 from .base import ProposalRequest
-from .prompt import FEEDBACK_TEMPLATE, SUPERCODER_TEMPLATE, candidate_from_reply, render
+from .prompt import SUPERCODER_TEMPLATE, candidate_from_reply, chat_messages
 
 
 class ProposerUnavailable(RuntimeError):
@@ -61,22 +61,13 @@ class OpenAIProposer:
         return {"name": self.name, "base_url": self.base_url, "model": self.model, "temperature": self.s.temperature,
                 "max_tokens": self.s.max_tokens, "template": hashlib.sha256(self.s.template.encode()).hexdigest()[:16]}
 
-    def _messages(self, request: ProposalRequest) -> list[dict]:
-        prompt = render(self.s.template, request.function.text, request.baseline_asm, request.function.name)
-        messages = [{"role": "user", "content": prompt}]
-        for fb in request.feedback:  # refinement: the rejected candidate and why, as in the SuperCoder paper
-            messages.append({"role": "assistant", "content": f"```assembly\n{fb.candidate.assembly}\n```"})
-            messages.append({"role": "user", "content": FEEDBACK_TEMPLATE.format(
-                candidate=fb.candidate.assembly, reason=fb.reason, detail=fb.detail, function=request.function.name)})
-        return messages
-
     def propose(self, request: ProposalRequest, n: int) -> Iterator[Candidate]:
         from openai import OpenAIError
 
         name = request.function.name
         rnd = request.round
         try:
-            resp = self.client.chat.completions.create(model=self.model, messages=self._messages(request), n=n,
+            resp = self.client.chat.completions.create(model=self.model, messages=chat_messages(self.s.template, request), n=n,
                                                        temperature=self.s.temperature, max_tokens=self.s.max_tokens,
                                                        **self.s.extra)
             choices = list(resp.choices or [])

@@ -61,3 +61,15 @@ def candidate_from_reply(reply: str, function: str) -> tuple[str | None, str | N
         return normalize_candidate(asm, function).text, None
     except ValueError as e:
         return None, str(e)
+
+
+def chat_messages(template: str, request) -> list[dict]:
+    """The chat for one request: the prompt, then each rejected candidate of the
+    previous round with its reason (iterative refinement, as in the SuperCoder paper)."""
+    fn = request.function
+    messages = [{"role": "user", "content": render(template, fn.text, request.baseline_asm, fn.name)}]
+    for fb in request.feedback:
+        messages.append({"role": "assistant", "content": f"```assembly\n{fb.candidate.assembly}\n```"})
+        messages.append({"role": "user", "content": FEEDBACK_TEMPLATE.format(
+            candidate=fb.candidate.assembly, reason=fb.reason, detail=fb.detail, function=fn.name)})
+    return messages

@@ -12,7 +12,7 @@ from typing import Iterator
 from ..model import Candidate
 from .base import ProposalRequest
 from .openai_proposer import ProposerUnavailable
-from .prompt import FEEDBACK_TEMPLATE, SUPERCODER_TEMPLATE, candidate_from_reply, render
+from .prompt import SUPERCODER_TEMPLATE, candidate_from_reply, chat_messages
 
 
 class VLLMProposer:
@@ -34,19 +34,10 @@ class VLLMProposer:
         return {"name": self.name, "model": self.model, "temperature": self.temperature,
                 "max_new_tokens": self.max_new_tokens}
 
-    def _messages(self, request: ProposalRequest) -> list[dict]:
-        messages = [{"role": "user", "content": render(self.template, request.function.text, request.baseline_asm,
-                                                       request.function.name)}]
-        for fb in request.feedback:
-            messages.append({"role": "assistant", "content": f"```assembly\n{fb.candidate.assembly}\n```"})
-            messages.append({"role": "user", "content": FEEDBACK_TEMPLATE.format(
-                candidate=fb.candidate.assembly, reason=fb.reason, detail=fb.detail, function=request.function.name)})
-        return messages
-
     def propose(self, request: ProposalRequest, n: int) -> Iterator[Candidate]:
         params = self.SamplingParams(n=n, temperature=self.temperature, max_tokens=self.max_new_tokens)
         tok = self.llm.get_tokenizer()
-        messages = self._messages(request)
+        messages = chat_messages(self.template, request)
         if getattr(tok, "chat_template", None):
             outputs = self.llm.chat(messages, params)
         else:
