@@ -25,6 +25,7 @@ from supercoder_lsp.verify.program import find_tests, run_tests
 from supercoder_lsp.verify.sandbox import sandbox_available
 
 FIX = Path(__file__).parent / "fixtures" / "hostile"
+PROG = Path(__file__).parent / "fixtures" / "verify"
 
 EXPECTED = {
     "good-popcnt": {"accepted"},
@@ -86,8 +87,8 @@ def test_hostile_corpus_is_rejected_and_nothing_escapes(tmp_path, canary):
     home_before = sorted(os.listdir(Path.home()))
     t0 = time.monotonic()
     p = subprocess.run([sys.executable, "-m", "supercoder_lsp.cli", "optimize", "--json", "--no-cache",
-                        str(FIX / "popcount.c"), "-f", "popcount", "--candidates", str(tmp_path / "cands"),
-                        "--tests", str(FIX / "tests"), "-n", "100", "--inputs", "5000", "--rounds", "12"],
+                        str(PROG / "popcount.c"), "-f", "popcount", "--candidates", str(tmp_path / "cands"),
+                        "--tests", str(PROG / "tests"), "-n", "100", "--inputs", "5000", "--rounds", "12"],
                        capture_output=True, text=True, timeout=600, cwd=tmp_path)
     elapsed = time.monotonic() - t0
     assert p.returncode == 0, p.stderr
@@ -113,8 +114,8 @@ def test_hostile_corpus_is_rejected_and_nothing_escapes(tmp_path, canary):
 @pytest.fixture(scope="module")
 def harness(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("contain")
-    src = FIX / "popcount.c"
-    cfg = BuildConfig("gcc", ("-O3",), "t", str(FIX))
+    src = PROG / "popcount.c"
+    cfg = BuildConfig("gcc", ("-O3",), "t", str(PROG))
     cut = cut_function(build.compile_to_asm(src, cfg, tmp / "b.s"), "popcount")
     build.assemble(cut.text, tmp / "base.o")
     fn = next(f for f in parse_functions(src.read_text()) if f.name == "popcount")
@@ -155,11 +156,11 @@ def test_seccomp_stops_system_calls_in_a_whole_program(harness, canary):
     """A program under test may read stdin and print, but not open, unlink or fork."""
     h, tmp, fn, cfg = harness
     rest = tmp / "rest.c"
-    rest.write_text(remove_definition((FIX / "popcount.c").read_text(), fn))
+    rest.write_text(remove_definition((PROG / "popcount.c").read_text(), fn))
     build.compile_object(rest, cfg, tmp / "rest.o")
     build.run_tool(["gcc", "-c", "-I", str(include_dir()), str(include_dir() / "sc_program_sandbox.c"), "-o",
                     str(tmp / "sandbox.o")], "sandbox")
-    tests = find_tests(FIX / "tests")
+    tests = find_tests(PROG / "tests")
     good = _obj(tmp, "good", "\tpopcntq %rdi, %rax\n\tret")
     build.link([tmp / "rest.o", good, tmp / "sandbox.o"], tmp / "good-prog")
     assert run_tests(tmp / "good-prog", tests).ok  # stdio still works inside the filter
@@ -196,7 +197,7 @@ def test_a_candidate_that_behaves_differently_when_timed_is_caught(harness):
     from supercoder_lsp.measure.interleaved import InterleavedTimer, TimingMismatch, TimingSetup
 
     h, tmp, fn, cfg = harness
-    base = cut_function(build.compile_to_asm(FIX / "popcount.c", cfg, tmp / "b2.s"), "popcount").text
+    base = cut_function(build.compile_to_asm(PROG / "popcount.c", cfg, tmp / "b2.s"), "popcount").text
     sneaky = ("\t.text\n\t.globl popcount\n\t.type popcount, @function\npopcount:\n"
               "\taddq $1, .Lcalls(%rip)\n\tcmpq $200000, .Lcalls(%rip)\n\tja .Lcheat\n\tpopcntq %rdi, %rax\n\tret\n"
               ".Lcheat:\n\txorl %eax, %eax\n\tret\n\t.size popcount, .-popcount\n\t.local .Lcalls\n\t.comm .Lcalls,8,8\n")

@@ -12,7 +12,7 @@ from typing import Iterator
 from ..model import Candidate
 from .base import ProposalRequest
 from .openai_proposer import ProposerUnavailable
-from .prompt import SUPERCODER_TEMPLATE, candidate_from_reply, chat_messages
+from .prompt import SUPERCODER_TEMPLATE, candidates_from_replies, chat_messages
 
 
 class HFProposer:
@@ -56,12 +56,5 @@ class HFProposer:
             out = self.model.generate(**inputs, do_sample=True, temperature=self.temperature, num_return_sequences=n,
                                       max_new_tokens=self.max_new_tokens, pad_token_id=pad)
         start = inputs["input_ids"].shape[1]
-        for i, seq in enumerate(out):
-            text = self.tok.decode(seq[start:], skip_special_tokens=True)
-            label = f"hf-r{request.round}-{i}"
-            origin = f"hf:{self.path.name} round {request.round} sample {i}"
-            asm, why = candidate_from_reply(text, name)
-            if asm is None:
-                yield Candidate(name, text, origin, label, problem=f"the model's reply could not be used: {why}")
-            else:
-                yield Candidate(name, asm, origin, label)
+        texts = [self.tok.decode(seq[start:], skip_special_tokens=True) for seq in out]
+        yield from candidates_from_replies(texts, name, "hf", self.path.name, request.round)

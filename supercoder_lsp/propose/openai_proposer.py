@@ -16,7 +16,7 @@ from typing import Iterator
 
 from ..model import Candidate
 from .base import ProposalRequest
-from .prompt import SUPERCODER_TEMPLATE, candidate_from_reply, chat_messages
+from .prompt import SUPERCODER_TEMPLATE, candidates_from_replies, chat_messages
 
 
 class ProposerUnavailable(RuntimeError):
@@ -77,12 +77,5 @@ class OpenAIProposer:
         except (ValueError, TypeError, AttributeError) as e:  # a reply that is not a chat completion
             self.note = f"openai proposer ({self.base_url}) returned something that is not a chat completion: {e}"
             return
-        for i, ch in enumerate(choices[:n]):
-            content = (ch.message.content if ch.message else None) or ""
-            label = f"openai-r{rnd}-{i}"
-            origin = f"openai:{self.model}@{self.base_url} round {rnd} sample {i}"
-            asm, why = candidate_from_reply(content, name)
-            if asm is None:
-                yield Candidate(name, content, origin, label, problem=f"the model's reply could not be used: {why}")
-            else:
-                yield Candidate(name, asm, origin, label)
+        texts = [((ch.message.content if ch.message else None) or "") for ch in choices[:n]]
+        yield from candidates_from_replies(texts, name, "openai", f"{self.model}@{self.base_url}", rnd)

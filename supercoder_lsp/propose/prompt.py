@@ -73,3 +73,18 @@ def chat_messages(template: str, request) -> list[dict]:
         messages.append({"role": "user", "content": FEEDBACK_TEMPLATE.format(
             candidate=fb.candidate.assembly, reason=fb.reason, detail=fb.detail, function=fn.name)})
     return messages
+
+
+def candidates_from_replies(replies, function: str, kind: str, source: str, round_: int):
+    """One Candidate per model reply, tagged `{kind}-r{round}-{i}`; an unusable reply becomes
+    a candidate whose problem says why (it is rejected as assemble-error, with the reason kept)."""
+    from ..model import Candidate
+
+    for i, text in enumerate(replies):
+        label = f"{kind}-r{round_}-{i}"
+        origin = f"{kind}:{source} round {round_} sample {i}"
+        asm, why = candidate_from_reply(text, function)
+        if asm is None:
+            yield Candidate(function, text, origin, label, problem=f"the model's reply could not be used: {why}")
+        else:
+            yield Candidate(function, asm, origin, label)

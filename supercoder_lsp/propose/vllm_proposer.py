@@ -12,7 +12,7 @@ from typing import Iterator
 from ..model import Candidate
 from .base import ProposalRequest
 from .openai_proposer import ProposerUnavailable
-from .prompt import SUPERCODER_TEMPLATE, candidate_from_reply, chat_messages
+from .prompt import SUPERCODER_TEMPLATE, candidates_from_replies, chat_messages
 
 
 class VLLMProposer:
@@ -42,12 +42,5 @@ class VLLMProposer:
             outputs = self.llm.chat(messages, params)
         else:
             outputs = self.llm.generate("\n\n".join(m["content"] for m in messages), params)
-        name = request.function.name
-        for i, out in enumerate(outputs[0].outputs[:n]):
-            label = f"vllm-r{request.round}-{i}"
-            origin = f"vllm:{Path(self.model).name} round {request.round} sample {i}"
-            asm, why = candidate_from_reply(out.text, name)
-            if asm is None:
-                yield Candidate(name, out.text, origin, label, problem=f"the model's reply could not be used: {why}")
-            else:
-                yield Candidate(name, asm, origin, label)
+        texts = [o.text for o in outputs[0].outputs[:n]]
+        yield from candidates_from_replies(texts, request.function.name, "vllm", Path(self.model).name, request.round)
