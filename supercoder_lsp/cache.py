@@ -70,3 +70,16 @@ class Cache:
         except OSError as e:  # full disk, read-only cache: report, never fail the run
             self.problem = f"cache not written: {path.parent} ({e.strerror})"
             return False
+
+    def clear(self) -> int:
+        """Remove every entry (and stray temp files); return how many entries went."""
+        removed = 0
+        if not self.dir.is_dir():
+            return 0
+        for entry in self.dir.glob("*/*.json"):
+            try:
+                entry.unlink()
+                removed += 0 if entry.name.startswith(".tmp-") else 1
+            except OSError as e:
+                self.problem = f"cache not fully cleared: {entry} ({e.strerror})"
+        return removed

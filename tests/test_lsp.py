@@ -244,3 +244,35 @@ async def test_commands_apply_the_source_change_through_the_editor(client: Langu
         command="supercoder.useSourceChange", arguments=[uri, "popcount"]))
     assert ok is True
     assert edits[0].edit.document_changes[0].edits[0].new_text.startswith('__attribute__((target("popcnt")))')
+
+
+async def test_editor_commands_status_diff_files_info_and_clear_cache(client: LanguageClient):
+    statuses = []
+    client.feature("supercoder/status")(lambda params: statuses.append(params))
+    path = project(f"editor-{id(client)}")
+    uri = open_doc(client, path)
+    await wait_for_hint(client, uri)
+
+    async def status_with_result():
+        while not any(getattr(s, "last", None) and s.last.startswith("popcount: ") for s in statuses):
+            await client.wait_for_notification("supercoder/status")
+    await asyncio.wait_for(status_with_result(), 30)
+    assert any(s.running >= 1 for s in statuses)  # the status bar saw the job running
+    assert "x faster" in statuses[-1].last
+
+    pair = await client.workspace_execute_command_async(types.ExecuteCommandParams(
+        command="supercoder.assemblyFiles", arguments=[uri, "popcount"]))
+    left, right = Path(pair["baseline"]), Path(pair["candidate"])
+    assert "popcnt" not in left.read_text() and "popcnt" in right.read_text()
+    assert pair["title"].startswith("popcount: -O3")
+
+    info = await client.workspace_execute_command_async(types.ExecuteCommandParams(command="supercoder.info"))
+    assert info["version"] and info["settings"]["samples"] == 1 and info["cacheDir"] == OPTIONS["cacheDir"]
+    assert any(j["function"] == "popcount" and "x faster" in (j["result"] or "") for j in info["jobs"])
+
+    cache = Path(OPTIONS["cacheDir"])
+    assert list(cache.glob("*/*.json"))
+    cleared = await client.workspace_execute_command_async(types.ExecuteCommandParams(command="supercoder.clearCache"))
+    assert cleared["removed"] >= 1
+    assert not any(d.code == "speedup" for d in client.diagnostics.get(uri, []))  # results shown were dropped
+    await wait_for_hint(client, uri)  # and the open file is analyzed again

@@ -218,3 +218,24 @@ def side_by_side(path: Path, result: dict, environment: dict | None = None) -> P
     out = path.with_name(path.name + ".supercoder.s")
     out.write_text("\n".join(head + body) + "\n")
     return out
+
+
+def assembly_pair(path: Path, result: dict, outdir: Path) -> dict:
+    """Write the -O3 assembly and the best candidate's as two files, for an editor's own diff view.
+
+    Returns {"baseline": path, "candidate": path, "title": "..."}; without a verified candidate the
+    candidate file says so, so the diff still opens and explains."""
+    best = _best(result)
+    import hashlib
+
+    where = outdir / hashlib.sha256(str(path).encode()).hexdigest()[:16]
+    where.mkdir(parents=True, exist_ok=True)
+    name = result["name"]
+    left = where / f"{name}.O3.s"
+    left.write_text(f"# {name} in {path.name}: gcc -O3 (baseline)\n" + result["baseline"]["assembly"].rstrip() + "\n")
+    label = best["label"] if best else "none"
+    right = where / f"{name}.{label}.s"
+    head = f"# {name} in {path.name}: {label} - {headline(result) or no_win_summary(result)}\n"
+    right.write_text(head + ((best["assembly"].rstrip() + "\n") if best else ""))
+    title = f"{name}: -O3 \u2194 {label}" + (f" ({speedup(result):.2f}x)" if best else "")
+    return {"baseline": str(left), "candidate": str(right), "title": title}

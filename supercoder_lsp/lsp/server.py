@@ -28,6 +28,8 @@ from .settings import Settings, resolve
 
 log = logging.getLogger("supercoder_lsp")
 
+STATUS = "supercoder/status"  # server -> client notification: {running, message, last}
+
 
 class ClientProgress(ProgressSink):
     def __init__(self, server: "SupercoderServer"):
@@ -38,6 +40,7 @@ class ClientProgress(ProgressSink):
         return bool(caps and caps.window and caps.window.work_done_progress)
 
     async def begin(self, token, title):
+        self.server.publish_status(title)
         if not self._supported():
             return
         try:
@@ -52,6 +55,7 @@ class ClientProgress(ProgressSink):
                                                                                       percentage=percentage))
 
     async def end(self, token, message):
+        self.server.publish_status(message, finishing=asyncio.current_task())
         if self._supported() and token in self.server.work_done_progress.tokens:
             self.server.work_done_progress.end(token, types.WorkDoneProgressEnd(message=message))
 
@@ -64,6 +68,12 @@ class SupercoderServer(LanguageServer):
         self.root: Path | None = None
         self.jobs = Jobs(self.results_changed, ClientProgress(self))
         self.watcher = None
+        self.last_result: str | None = None  # "popcount: 6.70x faster ..." for status lines
+
+    def publish_status(self, message: str = "", finishing: asyncio.Task | None = None) -> None:
+        """`supercoder/status`: how many jobs run and the last result, for status bars and statuslines."""
+        running = sum(1 for t in self.jobs.tasks if not t.done() and t is not finishing)
+        self.protocol.notify(STATUS, {"running": running, "message": message, "last": self.last_result})
 
     # -- changes outside the editor -----------------------------------------------------
     def source_changed_on_disk(self, path: Path) -> None:
@@ -115,6 +125,11 @@ class SupercoderServer(LanguageServer):
         self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(
             uri=uri, diagnostics=present.diagnostics(text, self.results_for(uri), self.settings),
             version=doc.version if doc else None))
+        for name, result in self.results_for(uri).items():
+            line = present.headline(result)
+            if line:
+                self.last_result = f"{name}: {line}"
+        self.publish_status()
         ws = self.client_capabilities.workspace if self.client_capabilities else None
         if ws and ws.inlay_hint and ws.inlay_hint.refresh_support:
             self.workspace_inlay_hint_refresh(None)
@@ -135,6 +150,11 @@ class SupercoderServer(LanguageServer):
         if self.results_for(uri):  # cached results show at once
             self.results_changed(uri)
         self.jobs.schedule(uri, Path(path), [(f.name, text_hash(f.text)) for f in chosen], force=force)
+
+    def assembly_dir(self) -> Path:
+        from ..cache import default_dir
+
+        return (Path(self.settings.cache_dir) if self.settings.cache_dir else default_dir().parent) / "assembly"
 
     async def load_settings(self) -> None:
         ws = None
@@ -281,6 +301,59 @@ async def show_assembly(ls: SupercoderServer, uri: str, name: str):
         ls.window_show_message(types.ShowMessageParams(type=types.MessageType.Info,
                                                        message=f"supercoder: side-by-side assembly written to {out}"))
     return str(out)
+
+
+@server.command("supercoder.assemblyFiles")
+def assembly_files(ls: SupercoderServer, uri: str, name: str):
+    """The -O3 and the best candidate's assembly as two files, for the editor's own diff view."""
+    job = ls.jobs.results(uri).get(name)
+    if job is None or job.result is None:
+        ls.window_show_message(types.ShowMessageParams(type=types.MessageType.Info,
+                                                       message=f"supercoder: no result for {name} yet"))
+        return None
+    return present.assembly_pair(Path(to_fs_path(uri)), job.result, ls.assembly_dir())
+
+
+@server.command("supercoder.rerun")
+def rerun(ls: SupercoderServer, uri: str):
+    """Run the file's hot functions again, ignoring results kept in memory."""
+    if uri in ls.workspace.text_documents:
+        ls.jobs.invalidate(uri)
+        ls.analyze(uri, force=True)
+
+
+@server.command("supercoder.clearCache")
+def clear_cache(ls: SupercoderServer):
+    """Empty the results cache and drop the results shown; open files are analyzed again."""
+    from ..cache import Cache
+
+    cache = Cache(ls.settings.cache_dir)
+    removed = cache.clear()
+    for uri in list(ls.jobs.docs):
+        ls.jobs.invalidate(uri)
+        ls.results_changed(uri)
+    ls.last_result = None
+    ls.publish_status("cache cleared")
+    msg = f"supercoder: {removed} cached results removed from {cache.dir}" + (f" ({cache.problem})" if cache.problem else "")
+    ls.window_show_message(types.ShowMessageParams(type=types.MessageType.Info, message=msg))
+    for uri in list(ls.workspace.text_documents):
+        ls.analyze(uri, force=True)
+    return {"removed": removed, "directory": str(cache.dir)}
+
+
+@server.command("supercoder.info")
+def info(ls: SupercoderServer):
+    """Version, settings and jobs: what :SupercoderInfo and health checks show."""
+    import dataclasses
+
+    from ..cache import default_dir
+
+    jobs = [{"uri": uri, "function": name, "running": bool(j.task and not j.task.done()),
+             "result": present.headline(j.result) if j.result else None, "error": j.error}
+            for uri, doc in ls.jobs.docs.items() for name, j in doc.functions.items()]
+    return {"version": __version__, "python": sys.executable, "root": str(ls.root) if ls.root else None,
+            "settings": dataclasses.asdict(ls.settings), "cacheDir": str(ls.settings.cache_dir or default_dir()),
+            "jobs": jobs}
 
 
 def main(argv: list[str] | None = None) -> int:
