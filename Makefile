@@ -4,7 +4,7 @@ PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 
-.PHONY: demo test setup system-tools venv bench clean
+.PHONY: demo test setup system-tools venv editors vsix smoke-vscode bench clean
 
 demo: setup
 	$(BIN)/supercoder optimize examples/popcount.c
@@ -12,7 +12,19 @@ demo: setup
 test: setup
 	$(BIN)/python -m pytest -q
 
-setup: system-tools venv
+setup: system-tools venv editors
+
+# the VS Code extension's build tools (TypeScript, vsce) from npm, when Node.js is here
+editors:
+	@if command -v npm >/dev/null; then \
+	  [ -d editors/vscode/node_modules ] || (cd editors/vscode && npm ci --no-audit --no-fund --loglevel=error); \
+	else echo "note: npm not found; the VS Code extension is not built (apt-get install nodejs npm)"; fi
+
+vsix: editors    ## editors/vscode/supercoder-lsp.vsix
+	cd editors/vscode && npm run -s package
+
+smoke-vscode: setup    ## the .vsix in a real VS Code (code-server + headless Chromium), screenshots in editors/vscode/smoke-out
+	editors/vscode/scripts/smoke-code-server.sh
 
 system-tools:
 	@bash scripts/install-system-tools.sh
@@ -29,4 +41,4 @@ bench: setup
 	$(BIN)/python benchmarks/bench_optimizer.py
 
 clean:
-	rm -rf $(VENV) build *.egg-info
+	rm -rf $(VENV) build *.egg-info editors/vscode/node_modules editors/vscode/out editors/vscode/*.vsix

