@@ -456,3 +456,8 @@ def test_old_neovim_gets_one_clear_message_and_no_error(tmp_path):
                         "-c", f"write! {health}", "-c", "qa!"], env=env, cwd=tmp_path, stdin=subprocess.DEVNULL,
                        capture_output=True, text=True, timeout=60)
     assert f"ERROR: Neovim {version}: supercoder.nvim needs Neovim >= 0.10" in health.read_text()
+
+
+def test_the_snippet_the_tests_run_is_the_one_in_the_readme():
+    readme = (REPO / "README.md").read_text()
+    assert f"```lua\n{SNIPPET.read_text()}```" in readme

@@ -60,3 +60,13 @@ def test_model_proposer_settings_are_checked():
     assert (s.proposers, problems) == (["openai"], [])
     s, problems = resolve({"baseUrl": "gpu-box:8000"}, None, None)
     assert "http(s) URL" in problems[0]
+
+
+def test_inlay_hint_sits_right_after_the_signature_wherever_the_brace_is():
+    from lsprotocol import types
+    whole = types.Range(types.Position(0, 0), types.Position(20, 0))
+    same_line = present.inlay_hints(TEXT, {"f": result("f", 2.0)}, Settings(), whole)[0].position
+    assert (same_line.line, same_line.character) == (0, len("int f(int x)"))
+    gnu = "unsigned h(unsigned a,\n           unsigned b)\n{\n    return a ^ b;\n}\n"  # brace on its own line
+    own_line = present.inlay_hints(gnu, {"h": result("h", 2.0)}, Settings(), whole)[0].position
+    assert (own_line.line, own_line.character) == (1, len("           unsigned b)"))

@@ -92,13 +92,17 @@ def inlay_hints(text: str, results: dict[str, dict], s: Settings, rng: types.Ran
     if not s.hints.inlay_hints:
         return []
     fns = functions_by_name(text)
-    idx = LineIndex(text.encode("utf-8", "surrogatepass"))
+    data = text.encode("utf-8", "surrogatepass")
+    idx = LineIndex(data)
     out = []
     for name, result in results.items():
         fn = fns.get(name)
         if fn is None or speedup(result) < s.min_speedup:
             continue
-        pos = idx.position(fn.body_start_byte)  # just before the body's opening brace
+        end = fn.body_start_byte  # the body's opening brace; the hint goes right after the signature,
+        while end > 0 and data[end - 1:end].isspace():  # on its line even when the brace has its own line
+            end -= 1
+        pos = idx.position(end)
         if not rng.start.line <= pos.line <= rng.end.line:
             continue
         best = result["best"]

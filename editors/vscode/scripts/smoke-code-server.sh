@@ -52,9 +52,10 @@ cp "$SRC" "$WORK/project/"
 git -C "$WORK/project" init -q
 CS=("$SMOKE_HOME/node_modules/.bin/code-server" --extensions-dir "$WORK/ext" --user-data-dir "$WORK/user")
 PATH="$NODE24:$PATH" "${CS[@]}" --install-extension "$HERE/supercoder-lsp.vsix" >/dev/null
-cat > "$WORK/user/User/settings.json" <<JSON
-{
-  "supercoder.server.command": ["$REPO/.venv/bin/supercoder-lsp", "--stdio"],
+# the README's settings, verbatim, plus what this run needs
+sed '$d' "$HERE/README-settings.json" | sed '$s/$/,/' > "$WORK/user/User/settings.json"
+cat >> "$WORK/user/User/settings.json" <<JSON
+  "supercoder.server.python": "$REPO/.venv/bin/python",
   "supercoder.cacheDir": "$WORK/cache",
   "security.workspace.trust.enabled": false,
   "workbench.startupEditor": "none",
@@ -67,6 +68,7 @@ cat > "$WORK/user/User/settings.json" <<JSON
 }
 JSON
 PORT="${PORT:-$((20000 + RANDOM % 20000))}"
+# (the extension host takes PATH from a login shell, not from here: the server is named in the settings)
 PATH="$NODE24:$PATH" "${CS[@]}" --auth none --bind-addr "127.0.0.1:$PORT" --disable-telemetry \
   --disable-workspace-trust --disable-update-check "$WORK/project" >"$WORK/code-server.log" 2>&1 &
 echo $! > "$WORK/pid"

@@ -51,8 +51,10 @@ const fail = async (what) => {
 
 async function clickRow(pattern) {
   const box = await page.evaluate((pat) => {
-    const row = [...document.querySelectorAll(".action-widget .monaco-list-row")]
-      .find((r) => new RegExp(pat).test(r.textContent || ""));
+    const rows = [...document.querySelectorAll(".action-widget .monaco-list-row")];
+    const row = rows.find((r) => new RegExp(pat).test(r.textContent || "")) ??
+      [...document.querySelectorAll(".action-widget a, .action-widget .action-label, .action-widget [role=button]")]
+        .find((r) => new RegExp(pat).test(r.textContent || ""));
     if (!row) return null;
     const b = row.getBoundingClientRect();
     return { x: b.x + b.width / 2, y: b.y + b.height / 2 };
