@@ -28,6 +28,7 @@ from pathlib import Path
 
 from . import build
 from .asm.cut import cut_function, rename_local_labels
+from .source.replaced import MARKER
 from .asm.features import required_cpu_flags
 from .harness.plan import make_plan
 from .measure.interleaved import InterleavedTimer, TimingError, TimingSetup
@@ -73,7 +74,7 @@ def render(source: str, fn: CFunction, asm: str, note: str) -> str:
     data = source.encode("utf-8", "surrogatepass")
     original = data[fn.start_byte:fn.end_byte].decode("utf-8", "surrogatepass")
     proto = declaration_of(fn, data).strip()
-    block = (f"#if {guard(asm)}\n/* supercoder: {note}. The original C is kept below as the portable fallback. */\n"
+    block = (f"#if {guard(asm)}\n/* supercoder: {note}. {MARKER} */\n"
              f"{proto}\n{asm_block(fn.name, asm)}\n#else\n{original}\n#endif")
     return (data[:fn.start_byte].decode("utf-8", "surrogatepass") + block
             + data[fn.end_byte:].decode("utf-8", "surrogatepass"))

@@ -182,6 +182,22 @@ async def test_replace_with_verified_assembly_builds_behaves_and_is_faster(clien
     r = subprocess.run(["gcc", "-O3", "-masm=intel", "-c", str(edited), "-o", str(tmp_path / "intel.o")], capture_output=True)
     assert r.returncode != 0
 
+    # the editor applies the edit and saves: the function is now verified assembly, its C fallback gets no hint
+    client.text_document_did_change(types.DidChangeTextDocumentParams(
+        text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=2),
+        content_changes=[types.TextDocumentContentChangeWholeDocument(text=new_text)]))
+    path.write_text(new_text)
+    client.text_document_did_save(types.DidSaveTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=uri)))
+
+    async def cleared():
+        while any(d.code == "speedup" for d in client.diagnostics.get(uri, [])):
+            await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+    await asyncio.wait_for(cleared(), 20)
+    actions = await client.text_document_code_action_async(types.CodeActionParams(
+        text_document=types.TextDocumentIdentifier(uri=uri), range=types.Range(types.Position(50, 4), types.Position(50, 4)),
+        context=types.CodeActionContext(diagnostics=[])))
+    assert not [a for a in actions or [] if "popcount" in a.title]
+
 
 async def test_hover_and_changes_outside_the_editor(client: LanguageClient):
     path = project(f"watch-{id(client)}")

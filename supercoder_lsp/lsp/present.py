@@ -16,6 +16,7 @@ from lsprotocol import types
 
 from ..model import CFunction
 from ..source import LineIndex, parse_functions
+from ..source.replaced import replaced_functions
 from .settings import Settings
 
 SOURCE = "supercoder"
@@ -179,7 +180,10 @@ def code_actions(uri: str, version: int | None, text: str, results: dict[str, di
     fns = functions_by_name(text)
     out = []
     replacements = replacements or {}
+    done = replaced_functions(text)  # already verified assembly: nothing to offer on its C fallback
     for fn in fns.values():
+        if fn.name in done:
+            continue
         r = fn.range
         if not (r.start.line <= rng.start.line <= r.end.line):
             continue

@@ -22,6 +22,7 @@ from pygls.uris import to_fs_path
 from .. import __version__
 from ..hotness import rank
 from ..source import parse_functions
+from ..source.replaced import replaced_functions
 from . import present
 from .jobs import Jobs, ProgressSink, text_hash
 from .settings import Settings, resolve
@@ -142,7 +143,10 @@ class SupercoderServer(LanguageServer):
         if not path or not path.endswith((".c", ".h")):
             return
         text = self.workspace.get_text_document(uri).source
-        functions = parse_functions(text)
+        done = replaced_functions(text)  # already verified assembly: its C fallback is left alone
+        functions = [f for f in parse_functions(text) if f.name not in done]
+        if done and self.jobs.invalidate(uri, {f.name: text_hash(f.text) for f in functions}):
+            self.results_changed(uri)
         if only:
             chosen = [f for f in functions if f.name == only]
         else:
