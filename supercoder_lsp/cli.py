@@ -63,6 +63,8 @@ def parser() -> argparse.ArgumentParser:
     o.add_argument("--refine", type=int, default=2, help="refinement rounds for model proposers (default 2)")
     o.add_argument("--hf-model", type=Path, help="hf and vllm proposers: the model (a directory with local weights)")
     o.add_argument("--max-new-tokens", type=int, default=2048, help="longest model reply, in tokens (default 2048)")
+    o.add_argument("--model-timeout", type=float, default=120.0,
+                   help="openai proposer: seconds per request before it counts as failed (default 120; 2 retries)")
     o.add_argument("--template", type=Path, help="prompt template file ({c_code}, {assembly}, {function})")
     o.add_argument("-n", "--samples", type=int, default=8, help="candidates per proposer per function (best-of-N, default 8)")
     o.add_argument("--tests", type=Path, help="program tests: DIR of NAME.in / NAME.out pairs (exact stdout match)")
@@ -153,7 +155,7 @@ def options_from(a: argparse.Namespace) -> Options:
                    compiler=a.cc, flags=a.cflags, compile_timeout=a.compile_timeout, refine=a.refine,
                    openai_base_url=a.base_url, openai_model=a.model, temperature=a.temperature,
                    template=a.template.read_text() if a.template else None, hf_model=a.hf_model,
-                   max_new_tokens=a.max_new_tokens, use_cache=not a.no_cache, cache_dir=a.cache_dir, keep_dir=a.keep_work)
+                   max_new_tokens=a.max_new_tokens, model_timeout=a.model_timeout, use_cache=not a.no_cache, cache_dir=a.cache_dir, keep_dir=a.keep_work)
 
 
 def function_json(f) -> dict:

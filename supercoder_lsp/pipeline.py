@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
+import logging
 import re
 import shutil
 import tempfile
@@ -38,6 +39,8 @@ from .propose.replay import ReplayProposer
 from .source import parse_functions
 from .verify.function_check import FunctionHarness
 from .verify.program import find_tests, run_tests
+
+log = logging.getLogger(__name__)
 from .verify.sandbox import require_sandbox
 
 SCHEMA_VERSION = 1
@@ -76,6 +79,7 @@ class Options:
     template: str | None = None  # prompt template text; default: the SuperCoder training prompt
     hf_model: Path | None = None  # local weights for the hf proposer
     max_new_tokens: int = 2048
+    model_timeout: float = 120.0  # seconds per request to a model server (the client retries twice)
 
 
 @dataclass
@@ -165,7 +169,8 @@ class Pipeline:
                                   max_new_tokens=self.opts.max_new_tokens,
                                   template=self.opts.template or SUPERCODER_TEMPLATE)
             return OpenAIProposer(OpenAISettings(base_url=self.opts.openai_base_url, model=self.opts.openai_model,
-                                                 temperature=self.opts.temperature,
+                                                 temperature=self.opts.temperature, max_tokens=self.opts.max_new_tokens,
+                                                 timeout=self.opts.model_timeout,
                                                  template=self.opts.template or SUPERCODER_TEMPLATE))
         except ProposerUnavailable as e:
             raise InputError(str(e)) from e
@@ -206,7 +211,7 @@ class Pipeline:
         finally:
             if not self.opts.keep_dir:
                 shutil.rmtree(work, ignore_errors=True)
-        return Report(str(path), env, results, notes + self.notes, time.perf_counter() - t0)
+        return Report(str(path), env, results, list(dict.fromkeys(notes + self.notes)), time.perf_counter() - t0)
 
     def _select(self, ctx: FileContext, functions: list[CFunction], notes: list[str]):
         if not functions:
@@ -264,13 +269,16 @@ class Pipeline:
                 hit.cached = True
                 return hit
         res = FunctionResult(fn.name, fn.range, str(fn.signature) if fn.signature else "?", "done", "", score)
+        notes_before = len(self.notes)
         try:
             self._optimize(ctx, fn, res)
         except build.BuildError as e:
             res.status, res.detail = "error", str(e)
         except (RuntimeError, OSError) as e:
             res.status, res.detail = "error", f"{type(e).__name__}: {e}"
-        if key and res.status != "error":
+        # a proposer that failed (server down, model error) makes the result partial: not cached, so the
+        # next run asks it again
+        if key and res.status != "error" and len(self.notes) == notes_before:
             self.cache.put(key, res)
         return res
 
@@ -337,11 +345,19 @@ class Pipeline:
 
         def process(proposer, req: ProposalRequest) -> list[tuple[Candidate, CandidateResult]]:
             done = []
+            if getattr(proposer, "note", None):
+                proposer.note = None  # a failure from an earlier function or round is already reported
             self.progress(name, f"propose ({proposer.name})")
             stream = proposer.propose(req, self.opts.samples)
             for i in range(self.opts.samples):  # one candidate at a time: the first win shows early
                 with sw("propose"):
-                    cand = next(stream, None)
+                    try:
+                        cand = next(stream, None)
+                    except Exception as e:  # a proposer's own failure: say so, keep what the others found
+                        note = f"{proposer.name} proposer failed on {name} (round {req.round}): {type(e).__name__}: {e}"
+                        log.warning(note, exc_info=True)
+                        self.notes.append(note)
+                        cand = None
                 if cand is None:
                     break
                 self.progress(name, f"{proposer.name}: {cand.label}", i, self.opts.samples)
@@ -353,7 +369,7 @@ class Pipeline:
                 if r.status == ACCEPTED and self.on_update:
                     res.best = choose_best([c for c in res.candidates if c.status == ACCEPTED]).label
                     self.on_update(res)
-            if getattr(proposer, "note", None) and proposer.note not in self.notes:
+            if getattr(proposer, "note", None):
                 self.notes.append(proposer.note)
             return done
 

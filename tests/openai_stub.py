@@ -14,8 +14,9 @@ from typing import Callable
 
 
 class Stub:
-    def __init__(self, script: Callable[[dict, int], list[str] | int], models: tuple[str, ...] = ("supercoder",)):
-        """script(request_json, call_index) -> the contents of the n choices, or an HTTP status code to fail with."""
+    def __init__(self, script: Callable[[dict, int], list[str] | int | dict], models: tuple[str, ...] = ("supercoder",)):
+        """script(request_json, call_index) -> the contents of the choices, an HTTP status code to fail with, or a
+        raw JSON body (a dict) to answer instead of a chat completion."""
         self.script = script
         self.requests: list[dict] = []
         stub = self
@@ -48,17 +49,24 @@ class Stub:
                     self.end_headers()
                     self.wfile.write(json.dumps({"error": {"message": "scripted failure", "type": "server_error"}}).encode())
                     return
-                reply = {"id": f"chatcmpl-{len(stub.requests)}", "object": "chat.completion", "created": int(time.time()),
-                         "model": body["model"],
-                         "choices": [{"index": i, "message": {"role": "assistant", "content": c}, "finish_reason": "stop"}
-                                     for i, c in enumerate(out)],
-                         "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}}
+                if isinstance(out, dict):  # a raw JSON body, e.g. {} from a broken server
+                    reply = out
+                else:
+                    reply = self.completion(body, out)
                 data = json.dumps(reply).encode()
                 self.send_response(200)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(data)))
                 self.end_headers()
                 self.wfile.write(data)
+
+            @staticmethod
+            def completion(body: dict, out: list[str]) -> dict:
+                return {"id": f"chatcmpl-{len(stub.requests)}", "object": "chat.completion", "created": int(time.time()),
+                        "model": body["model"],
+                        "choices": [{"index": i, "message": {"role": "assistant", "content": c}, "finish_reason": "stop"}
+                                    for i, c in enumerate(out)],
+                        "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}}
 
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"

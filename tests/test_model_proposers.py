@@ -139,3 +139,64 @@ def test_missing_vllm_says_how_to_install(tmp_path):
     p = subprocess.run([sys.executable, "-m", "supercoder_lsp.cli", "optimize", "--no-cache", str(SRC), "--proposer", "vllm",
                         "--hf-model", str(tmp_path)], capture_output=True, text=True, timeout=60)
     assert p.returncode == 2 and 'pip install "supercoder-lsp[vllm]"' in p.stderr
+
+
+def test_a_server_that_ignores_n_is_asked_again_and_max_tokens_is_the_users():
+    """llama.cpp's server answers one choice whatever n is: best-of-3 still gets 3 samples."""
+    with Stub(lambda req, k: [WRONG]) as stub:
+        rep = Pipeline(Options(proposers=("openai",), samples=3, refine=0, openai_base_url=stub.url, openai_model="m",
+                               max_new_tokens=100, use_cache=False, n_random=1000, rounds=6)).run(SRC)
+        sent = list(stub.requests)
+    [fn] = rep.functions
+    assert [c.label for c in fn.candidates] == ["openai-r0-0", "openai-r0-1", "openai-r0-2"]
+    assert [r["n"] for r in sent] == [3, 1, 1] and {r["max_tokens"] for r in sent} == {100}
+
+
+def test_a_reply_without_choices_leaves_a_note_and_is_not_cached(tmp_path):
+    with Stub(lambda req, k: {}) as stub:
+        opts = Options(proposers=("openai", "compilers"), samples=1, refine=0, openai_base_url=stub.url,
+                       openai_model="m", cache_dir=tmp_path, n_random=1000, rounds=6)
+        rep = Pipeline(opts).run(SRC)
+    assert any("no 'choices'" in n or "no choices" in n for n in rep.notes), rep.notes
+    assert rep.functions[0].best is not None  # the compilers proposer's win is kept
+    assert not list(tmp_path.glob("*/*.json"))  # a partial result is not cached: the next run asks the model again
+
+
+def test_a_proposer_that_raises_costs_only_its_own_candidates(tmp_path):
+    class Broken:
+        name, refinable, note = "broken", False, None
+
+        def settings(self):
+            return {"name": self.name}
+
+        def propose(self, request, n):
+            raise IndexError("index out of range in self")
+            yield  # a generator, as proposers are
+
+    pipe = Pipeline(Options(proposers=("compilers",), samples=1, cache_dir=tmp_path, n_random=1000, rounds=6))
+    pipe.proposers.insert(0, Broken())
+    rep = pipe.run(SRC)
+    [fn] = rep.functions
+    assert fn.status == "done" and fn.best == "gcc_march_native"
+    assert any(n.startswith("broken proposer failed on popcount (round 0): IndexError") for n in rep.notes)
+    assert not list(tmp_path.glob("*/*.json"))
+
+
+def test_hf_prompt_longer_than_the_context_skips_the_round_with_a_note(tiny_model, tmp_path, monkeypatch):
+    """Refinement prompts grow with each rejected reply: past the model's context the round is skipped, not a crash."""
+    import transformers
+
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    small = tmp_path / "small-context"
+    small.mkdir()
+    for f in tiny_model.iterdir():
+        if f.is_file():
+            (small / f.name).write_bytes(f.read_bytes())
+    cfg = transformers.GPT2Config.from_pretrained(small)
+    cfg.n_positions = 1400  # room for round 0's prompt, not for round 1's with the rejected replies
+    transformers.GPT2LMHeadModel(cfg).save_pretrained(small)
+    rep = Pipeline(Options(proposers=("hf", "compilers"), hf_model=small, samples=2, refine=1, max_new_tokens=2048,
+                           use_cache=False, n_random=1000, rounds=6)).run(SRC)
+    [fn] = rep.functions
+    assert fn.status == "done" and fn.best == "gcc_march_native"
+    assert any("does not fit the model's context of 1400 tokens" in n for n in rep.notes), rep.notes

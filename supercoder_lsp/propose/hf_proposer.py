@@ -32,11 +32,20 @@ class HFProposer:
                                       "(e.g. a snapshot of LLM4Code/Superoptimizer_Qwen7B)")
         self.torch = torch
         self.device = device or ("cuda" if torch.cuda.is_available() else "cpu")
-        self.tok = AutoTokenizer.from_pretrained(str(path), local_files_only=True)
+        try:
+            self.tok = AutoTokenizer.from_pretrained(str(path), local_files_only=True)
+        except (OSError, ValueError, TypeError) as e:
+            raise ProposerUnavailable(f"--hf-model {path}: no usable tokenizer there ({type(e).__name__}: {e}); the "
+                                      "directory needs the model's tokenizer files (tokenizer.json or the like)") from e
+        if getattr(self.tok, "vocab_size", 0) in (0, None):
+            raise ProposerUnavailable(f"--hf-model {path}: the tokenizer there is empty")
         self.model = AutoModelForCausalLM.from_pretrained(str(path), local_files_only=True,
                                                           dtype="auto").to(self.device).eval()
         self.path, self.temperature, self.max_new_tokens, self.template = path, temperature, max_new_tokens, template
         self.note: str | None = None
+        cfg = self.model.config
+        self.context = (getattr(cfg, "max_position_embeddings", None) or getattr(cfg, "n_positions", None)
+                        or getattr(cfg, "max_sequence_length", None))
 
     def settings(self) -> dict:
         return {"name": self.name, "model": str(self.path.resolve()), "temperature": self.temperature,
@@ -51,10 +60,16 @@ class HFProposer:
     def propose(self, request: ProposalRequest, n: int) -> Iterator[Candidate]:
         name = request.function.name
         inputs = self.tok(self._prompt(request), return_tensors="pt").to(self.device)
+        prompt_len = inputs["input_ids"].shape[1]
+        room = self.max_new_tokens if not self.context else min(self.max_new_tokens, self.context - prompt_len)
+        if room < 16:  # the prompt (with the refinement history) leaves no room for an answer
+            self.note = (f"hf proposer ({self.path.name}): the round-{request.round} prompt of {prompt_len} tokens does not "
+                         f"fit the model's context of {self.context} tokens with room to answer; that round was skipped")
+            return
         pad = self.tok.pad_token_id if self.tok.pad_token_id is not None else self.tok.eos_token_id
         with self.torch.no_grad():
             out = self.model.generate(**inputs, do_sample=True, temperature=self.temperature, num_return_sequences=n,
-                                      max_new_tokens=self.max_new_tokens, pad_token_id=pad)
+                                      max_new_tokens=room, pad_token_id=pad)
         start = inputs["input_ids"].shape[1]
         texts = [self.tok.decode(seq[start:], skip_special_tokens=True) for seq in out]
         yield from candidates_from_replies(texts, name, "hf", self.path.name, request.round)

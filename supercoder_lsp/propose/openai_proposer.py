@@ -61,21 +61,33 @@ class OpenAIProposer:
         return {"name": self.name, "base_url": self.base_url, "model": self.model, "temperature": self.s.temperature,
                 "max_tokens": self.s.max_tokens, "template": hashlib.sha256(self.s.template.encode()).hexdigest()[:16]}
 
+    def _ask(self, messages: list[dict], n: int) -> list[str]:
+        resp = self.client.chat.completions.create(model=self.model, messages=messages, n=n,
+                                                   temperature=self.s.temperature, max_tokens=self.s.max_tokens,
+                                                   **self.s.extra)
+        choices = getattr(resp, "choices", None)
+        if not isinstance(choices, list):
+            raise TypeError(f"its reply has no 'choices' list ({str(resp)[:120]!r})")
+        return [((ch.message.content if ch.message else None) or "") for ch in choices]
+
     def propose(self, request: ProposalRequest, n: int) -> Iterator[Candidate]:
         from openai import OpenAIError
 
         name = request.function.name
-        rnd = request.round
+        messages = chat_messages(self.s.template, request)
+        texts: list[str] = []
         try:
-            resp = self.client.chat.completions.create(model=self.model, messages=chat_messages(self.s.template, request), n=n,
-                                                       temperature=self.s.temperature, max_tokens=self.s.max_tokens,
-                                                       **self.s.extra)
-            choices = list(resp.choices or [])
+            texts = self._ask(messages, n)
+            # some servers (llama.cpp's) ignore n and answer once: ask again for the rest, one at a time
+            for _ in range(n - len(texts)):
+                more = self._ask(messages, 1)
+                if not more:
+                    break
+                texts += more
+            if not texts:
+                self.note = f"openai proposer ({self.base_url}, model {self.model}) answered with no choices"
         except OpenAIError as e:
             self.note = f"openai proposer ({self.base_url}, model {self.model}) failed: {type(e).__name__}: {e}"
-            return
         except (ValueError, TypeError, AttributeError) as e:  # a reply that is not a chat completion
             self.note = f"openai proposer ({self.base_url}) returned something that is not a chat completion: {e}"
-            return
-        texts = [((ch.message.content if ch.message else None) or "") for ch in choices[:n]]
-        yield from candidates_from_replies(texts, name, "openai", f"{self.model}@{self.base_url}", rnd)
+        yield from candidates_from_replies(texts[:n], name, "openai", f"{self.model}@{self.base_url}", request.round)

@@ -24,10 +24,11 @@ SUPERCODER_TEMPLATE = (
 
 FEEDBACK_TEMPLATE = (
     "The assembly you proposed was rejected.\n"
-    "Your candidate:\n\n```assembly\n{candidate}\n```\n\n"
     "Reason: {reason}: {detail}\n\n"
     "Fix it and output only the corrected, optimized assembly for `{function}`, wrapped in ```assembly``` tags.\n"
 )
+
+MAX_ECHO = 8000  # characters of a rejected reply sent back: a rambling reply must not fill the model's context
 
 _FENCE = re.compile(r"```[ \t]*(assembly|asm|s|x86asm|nasm|gas|x86)?[ \t]*\n(.*?)```", re.S | re.I)
 
@@ -69,9 +70,15 @@ def chat_messages(template: str, request) -> list[dict]:
     fn = request.function
     messages = [{"role": "user", "content": render(template, fn.text, request.baseline_asm, fn.name)}]
     for fb in request.feedback:
-        messages.append({"role": "assistant", "content": f"```assembly\n{fb.candidate.assembly}\n```"})
+        cand = fb.candidate
+        if cand.problem:  # the reply was not usable assembly: show the model what it said
+            said = cand.assembly[:MAX_ECHO]
+        else:  # the assembly as it was tried, without the comment lines we add when cutting
+            body = "\n".join(ln for ln in cand.assembly.splitlines() if not ln.lstrip().startswith("# supercoder_lsp:"))
+            said = f"```assembly\n{body[:MAX_ECHO]}\n```"
+        messages.append({"role": "assistant", "content": said})
         messages.append({"role": "user", "content": FEEDBACK_TEMPLATE.format(
-            candidate=fb.candidate.assembly, reason=fb.reason, detail=fb.detail, function=fn.name)})
+            reason=fb.reason, detail=fb.detail[:2000], function=fn.name)})
     return messages
 
 
