@@ -129,6 +129,7 @@ REJECTED = "rejected"
 
 REASONS = (
     "assemble-error",
+    "unusable",  # a reply or file that holds no assembly of the function (no code block, another function)
     "link-error",
     "unsafe",
     "wrong-output",

@@ -422,7 +422,7 @@ class Pipeline:
             return r
 
         if cand.problem:
-            return reject("assemble-error", cand.problem)
+            return reject("unusable", cand.problem)
         norm = "\n".join(ln.strip() for ln in cand.assembly.splitlines() if ln.strip())
         if norm in seen:
             return reject("duplicate", f"same assembly as candidate {seen[norm]}")

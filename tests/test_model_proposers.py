@@ -60,8 +60,8 @@ def test_wrong_then_refined_right_candidate_is_accepted_and_timed():
     assert "x &= x - 1;" in prompt and "popcount:" in prompt  # the C source and its -O3 assembly
     [fn] = rep.functions
     got = {c.label: (c.status, c.reason) for c in fn.candidates}
-    assert got == {"openai-r0-0": ("rejected", "wrong-output"), "openai-r0-1": ("rejected", "assemble-error"),
-                   "openai-r1-0": ("accepted", None), "openai-r1-1": ("rejected", "assemble-error")}
+    assert got == {"openai-r0-0": ("rejected", "wrong-output"), "openai-r0-1": ("rejected", "unusable"),
+                   "openai-r1-0": ("accepted", None), "openai-r1-1": ("rejected", "unusable")}
     best = fn.best_result()
     assert best.label == "openai-r1-0" and best.origin.startswith("openai:sc-7b@") and best.timing.speedup > 2
 
@@ -114,7 +114,7 @@ def test_hf_proposer_loads_local_weights_and_its_garbage_is_rejected_cleanly(tin
     [fn] = rep.functions
     assert fn.status == "done" and fn.best is None
     assert len(fn.candidates) == 6  # best-of-3, then one refinement round with the reasons fed back
-    assert all(c.status == "rejected" and c.reason in ("assemble-error", "duplicate") for c in fn.candidates)
+    assert all(c.status == "rejected" and c.reason in ("unusable", "duplicate") for c in fn.candidates)
     assert {c.origin.split(" ")[0] for c in fn.candidates} == {f"hf:{tiny_model.name}"}
     assert "no faster verified candidate (6 tried" in fn.detail
 
@@ -200,3 +200,14 @@ def test_hf_prompt_longer_than_the_context_skips_the_round_with_a_note(tiny_mode
     [fn] = rep.functions
     assert fn.status == "done" and fn.best == "gcc_march_native"
     assert any("does not fit the model's context of 1400 tokens" in n for n in rep.notes), rep.notes
+
+
+def test_a_reply_cut_off_at_the_token_limit_says_so():
+    body = {"id": "x", "object": "chat.completion", "created": 0, "model": "m",
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": "```assembly\n\t.text\npopc"},
+                         "finish_reason": "length"}]}
+    with Stub(lambda req, k: body) as stub:
+        rep = Pipeline(Options(proposers=("openai",), samples=1, refine=0, openai_base_url=stub.url, openai_model="m",
+                               max_new_tokens=100, use_cache=False, n_random=1000, rounds=6)).run(SRC)
+    [c] = rep.functions[0].candidates
+    assert c.reason == "unusable" and "cut off at the token limit (100)" in c.detail and "--max-new-tokens" in c.detail

@@ -61,21 +61,22 @@ class OpenAIProposer:
         return {"name": self.name, "base_url": self.base_url, "model": self.model, "temperature": self.s.temperature,
                 "max_tokens": self.s.max_tokens, "template": hashlib.sha256(self.s.template.encode()).hexdigest()[:16]}
 
-    def _ask(self, messages: list[dict], n: int) -> list[str]:
+    def _ask(self, messages: list[dict], n: int) -> list[tuple[str, str | None]]:
         resp = self.client.chat.completions.create(model=self.model, messages=messages, n=n,
                                                    temperature=self.s.temperature, max_tokens=self.s.max_tokens,
                                                    **self.s.extra)
         choices = getattr(resp, "choices", None)
         if not isinstance(choices, list):
             raise TypeError(f"its reply has no 'choices' list ({str(resp)[:120]!r})")
-        return [((ch.message.content if ch.message else None) or "") for ch in choices]
+        return [(((ch.message.content if ch.message else None) or ""), getattr(ch, "finish_reason", None))
+                for ch in choices]
 
     def propose(self, request: ProposalRequest, n: int) -> Iterator[Candidate]:
         from openai import OpenAIError
 
         name = request.function.name
         messages = chat_messages(self.s.template, request)
-        texts: list[str] = []
+        texts: list[tuple[str, str | None]] = []
         try:
             texts = self._ask(messages, n)
             # some servers (llama.cpp's) ignore n and answer once: ask again for the rest, one at a time
@@ -90,4 +91,6 @@ class OpenAIProposer:
             self.note = f"openai proposer ({self.base_url}, model {self.model}) failed: {type(e).__name__}: {e}"
         except (ValueError, TypeError, AttributeError) as e:  # a reply that is not a chat completion
             self.note = f"openai proposer ({self.base_url}) returned something that is not a chat completion: {e}"
-        yield from candidates_from_replies(texts[:n], name, "openai", f"{self.model}@{self.base_url}", request.round)
+        cut = {i for i, (_, why) in enumerate(texts[:n]) if why == "length"}
+        yield from candidates_from_replies([t for t, _ in texts[:n]], name, "openai", f"{self.model}@{self.base_url}",
+                                           request.round, cut_off=cut, limit=self.s.max_tokens)

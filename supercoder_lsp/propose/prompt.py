@@ -82,15 +82,18 @@ def chat_messages(template: str, request) -> list[dict]:
     return messages
 
 
-def candidates_from_replies(replies, function: str, kind: str, source: str, round_: int):
+def candidates_from_replies(replies, function: str, kind: str, source: str, round_: int, cut_off=(), limit=None):
     """One Candidate per model reply, tagged `{kind}-r{round}-{i}`; an unusable reply becomes
-    a candidate whose problem says why (it is rejected as assemble-error, with the reason kept)."""
+    a candidate whose problem says why (it is rejected as unusable, with the reason kept)."""
     from ..model import Candidate
 
     for i, text in enumerate(replies):
         label = f"{kind}-r{round_}-{i}"
         origin = f"{kind}:{source} round {round_} sample {i}"
         asm, why = candidate_from_reply(text, function)
+        if asm is None and i in cut_off:
+            why = (f"the reply was cut off at the token limit ({limit}) before it held the function's assembly; "
+                   "raise --max-new-tokens")
         if asm is None:
             yield Candidate(function, text, origin, label, problem=f"the model's reply could not be used: {why}")
         else:

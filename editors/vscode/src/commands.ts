@@ -33,6 +33,7 @@ export const COMMANDS = {
   clearResultsCache: "supercoder.clearResultsCache",
   showLog: "supercoder.showLog",
   restartServer: "supercoder.restartServer",
+  setupServer: "supercoder.setupServer", // registered in extension.ts: it needs the extension's storage
 } as const;
 
 function target(deps: Deps, uri?: string, name?: string): { uri: string; name: string } | undefined {

@@ -7,6 +7,7 @@ import * as api from "./common/vscodeapi";
 import { COMMANDS, makeCommands } from "./commands";
 import { LaunchError, resolveServer } from "./serverCommand";
 import { answerConfiguration, currentServerSettings } from "./settings";
+import { runSetup, setupPlan } from "./setupServer";
 import { ServerStatus, statusView } from "./status";
 
 let client: LanguageClient | undefined;
@@ -71,7 +72,8 @@ export async function activate(context: api.ExtensionContext): Promise<void> {
       log.error(message);
       state = "failed";
       render();
-      const pick = await api.showErrorMessage(`SuperCoder: ${message}`, "Open Settings", "Show Log");
+      const pick = await api.showErrorMessage(`SuperCoder: ${message}`, "Set Up Server…", "Open Settings", "Show Log");
+      if (pick === "Set Up Server…") await setUpServer();
       if (pick === "Open Settings") await api.openSettings("supercoder.server");
       if (pick === "Show Log") log.show(true);
       return;
@@ -116,6 +118,30 @@ export async function activate(context: api.ExtensionContext): Promise<void> {
       return;
     }
   }
+
+  // a virtual environment of the extension's own, with supercoder-lsp from a clone or wheel the user picks
+  async function setUpServer(source?: string): Promise<boolean> {
+    source = source ?? (await api.pickInstallSource());
+    if (!source) return false;
+    const plan = setupPlan("python3", context.globalStorageUri.fsPath, source);
+    try {
+      const version = await api.withProgress("SuperCoder: setting up the server", (report) =>
+        runSetup(plan, (line) => {
+          log.info(line);
+          if (line.startsWith("$ ")) report(line.slice(2, 80));
+        }));
+      log.info(`set up ${version} in ${plan.python}`);
+      await api.updateGlobalSetting("supercoder", "server.python", plan.python); // restarts the server
+      api.showInformationMessage(`SuperCoder: ${version} is set up.`);
+      return true;
+    } catch (e) {
+      log.error(String(e));
+      api.showErrorMessage(`SuperCoder: the set-up failed: ${e instanceof Error ? e.message : e}`, "Show Log")
+        .then((p) => p && log.show(true));
+      return false;
+    }
+  }
+  context.subscriptions.push(api.registerCommand(COMMANDS.setupServer, (source?: string) => setUpServer(source)));
 
   async function stop(): Promise<void> {
     if (client) {

@@ -69,3 +69,21 @@ export function openSettings(query: string): Thenable<unknown> {
 export function parseUri(uri: string): vscode.Uri {
   return vscode.Uri.parse(uri);
 }
+
+export async function pickInstallSource(): Promise<string | undefined> {
+  const picked = await vscode.window.showOpenDialog({
+    canSelectFolders: true, canSelectFiles: true, canSelectMany: false, openLabel: "Install supercoder-lsp from here",
+    title: "SuperCoder: the supercoder-lsp clone (or a .whl) to install into the extension's own environment",
+    filters: { "Python wheel": ["whl"] },
+  });
+  return picked?.[0]?.fsPath;
+}
+
+export function withProgress<T>(title: string, task: (report: (message: string) => void) => Promise<T>): Thenable<T> {
+  return vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title, cancellable: false },
+    (progress) => task((message) => progress.report({ message })));
+}
+
+export function updateGlobalSetting(section: string, key: string, value: unknown): Thenable<void> {
+  return vscode.workspace.getConfiguration(section).update(key, value, vscode.ConfigurationTarget.Global);
+}
