@@ -265,7 +265,8 @@ def _emit(a: argparse.Namespace, rep: Report) -> int:
     if a.json:
         sys.stdout.write(json.dumps(data, indent=2) + "\n")
     else:
-        print_table(rep, Console())
+        out = Console()
+        print_table(rep, out if out.is_terminal else Console(width=160))  # piped or logged: no 80-column squeeze
     return EXIT_OK
 
 

@@ -54,8 +54,11 @@ CS=("$SMOKE_HOME/node_modules/.bin/code-server" --extensions-dir "$WORK/ext" --u
 PATH="$NODE24:$PATH" "${CS[@]}" --install-extension "$HERE/supercoder-lsp.vsix" >/dev/null
 # the README's settings, verbatim, plus what this run needs
 sed '$d' "$HERE/README-settings.json" | sed '$s/$/,/' > "$WORK/user/User/settings.json"
+# SMOKE_SETUP=1: no server configured; the run goes through "Set Up Server…" with this clone
+if [ -n "${SMOKE_SETUP:-}" ]; then SERVER_SETTING=""; export SMOKE_SETUP_SOURCE="$REPO"
+else SERVER_SETTING="\"supercoder.server.python\": \"$REPO/.venv/bin/python\","; fi
 cat >> "$WORK/user/User/settings.json" <<JSON
-  "supercoder.server.python": "$REPO/.venv/bin/python",
+  $SERVER_SETTING
   "supercoder.cacheDir": "$WORK/cache",
   "security.workspace.trust.enabled": false,
   "workbench.startupEditor": "none",

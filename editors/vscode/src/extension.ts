@@ -72,10 +72,12 @@ export async function activate(context: api.ExtensionContext): Promise<void> {
       log.error(message);
       state = "failed";
       render();
-      const pick = await api.showErrorMessage(`SuperCoder: ${message}`, "Set Up Server…", "Open Settings", "Show Log");
-      if (pick === "Set Up Server…") await setUpServer();
-      if (pick === "Open Settings") await api.openSettings("supercoder.server");
-      if (pick === "Show Log") log.show(true);
+      // not awaited: activation must not wait for the user to answer
+      void api.showErrorMessage(`SuperCoder: ${message}`, "Set Up Server…", "Open Settings", "Show Log").then((pick) => {
+        if (pick === "Set Up Server…") void setUpServer();
+        if (pick === "Open Settings") void api.openSettings("supercoder.server");
+        if (pick === "Show Log") log.show(true);
+      });
       return;
     }
     log.info(`starting the server: ${launch.command} ${launch.args.join(" ")} (from ${launch.source})`);
