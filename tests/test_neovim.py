@@ -192,6 +192,13 @@ def test_hint_and_inlay_hint_on_popcount(e2e):
     assert [h["line"] for h in r["inlay"]] == [9] and r["inlay"][0]["label"].endswith("x faster")
 
 
+def test_code_lenses_show_the_speedup_and_the_commands(e2e):
+    r = step(e2e, "code lens")
+    titles = [lens["title"] for lens in r["lenses"]]
+    assert any(t.endswith("x faster") for t in titles) and "Show assembly" in titles and "Re-run" in titles
+    assert {lens["line"] for lens in r["lenses"]} == {9}
+
+
 def test_checkhealth_is_all_ok_with_a_running_client(e2e):
     r = step(e2e, "checkhealth")
     text = "\n".join(r["health"])

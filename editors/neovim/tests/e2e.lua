@@ -114,6 +114,17 @@ step("inlay hints", function()
   end, vim.lsp.inlay_hint.get({ bufnr = buf }))
 end)
 
+step("code lens", function()
+  wait(20000, "the speedup code lens", function()
+    return #vim.tbl_filter(function(l)
+      return l.command and l.command.title:match("x faster") ~= nil
+    end, vim.lsp.codelens.get(buf)) > 0
+  end)
+  R.lenses = vim.tbl_map(function(l)
+    return { line = l.range.start.line, title = l.command and l.command.title or "" }
+  end, vim.lsp.codelens.get(buf))
+end)
+
 step("checkhealth", function()
   vim.cmd("checkhealth supercoder")
   local hb = vim.api.nvim_get_current_buf()

@@ -14,8 +14,9 @@ local DEFAULT_CMD = { "supercoder-lsp", "--stdio" }
 ---@field python? string a Python with supercoder-lsp installed: cmd becomes { python, "-m", "supercoder_lsp", "--stdio" }
 ---@field settings? table server settings (camelCase, as in the README): sent as init_options and workspace/configuration
 ---@field inlay_hints? boolean enable inlay hints in attached buffers (default true)
+---@field code_lens? boolean show code lenses (speedup, Show assembly, Re-run) in attached buffers (default true)
 ---@field filetypes? string[] (default { "c" })
-local defaults = { settings = {}, inlay_hints = true, filetypes = { "c" } }
+local defaults = { settings = {}, inlay_hints = true, code_lens = true, filetypes = { "c" } }
 
 --- The options in effect (setup()'s, else the defaults).
 M.options = vim.deepcopy(defaults)
@@ -100,6 +101,9 @@ local function check_options(opts)
   end
   if opts.inlay_hints ~= nil and type(opts.inlay_hints) ~= "boolean" then
     return "`inlay_hints` must be true or false"
+  end
+  if opts.code_lens ~= nil and type(opts.code_lens) ~= "boolean" then
+    return "`code_lens` must be true or false"
   end
 end
 
@@ -305,9 +309,15 @@ function M.show_document(_, params)
 end
 
 --- supercoder/status from the server.
-function M.on_status(_, params)
+function M.on_status(_, params, ctx)
   if type(params) ~= "table" then
     return
+  end
+  -- results changed: Neovim does not take workspace/codeLens/refresh from servers, so ask for lenses here
+  if M.options.code_lens ~= false and ctx and ctx.client_id then
+    for _, buf in ipairs(vim.lsp.get_buffers_by_client_id(ctx.client_id)) do
+      pcall(vim.lsp.codelens.refresh, { bufnr = buf })
+    end
   end
   M.state = { running = tonumber(value(params.running)) or 0, message = value(params.message) or "",
     last = value(params.last), seen = true }
@@ -444,6 +454,18 @@ local commands = {
 function M.on_attach(client, bufnr)
   if M.options.inlay_hints ~= false and vim.lsp.inlay_hint then
     vim.lsp.inlay_hint.enable(true, { bufnr = bufnr })
+  end
+  if M.options.code_lens ~= false then
+    -- the first request makes Neovim track lenses for this buffer; the server's workspace/codeLens/refresh
+    -- (sent when a result arrives) then redraws them, and saving or entering the buffer asks again
+    vim.lsp.codelens.refresh({ bufnr = bufnr })
+    vim.api.nvim_create_autocmd({ "BufEnter", "BufWritePost", "InsertLeave" }, {
+      group = vim.api.nvim_create_augroup("supercoder_codelens_" .. bufnr, { clear = true }),
+      buffer = bufnr,
+      callback = function()
+        vim.lsp.codelens.refresh({ bufnr = bufnr })
+      end,
+    })
   end
   for name, def in pairs(commands) do
     vim.api.nvim_buf_create_user_command(bufnr, name, def[1], def[2])
