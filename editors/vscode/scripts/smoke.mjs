@@ -166,6 +166,13 @@ try {
   await page.keyboard.press("Escape");
   await sleep(500);
 
+  // Optimize Function at Cursor (the cursor is on the function's name): a job starts, then settles
+  await page.mouse.click(name.x, name.y);
+  await palette("SuperCoder: Optimize Function at Cursor");
+  found.optimizeNow = await waitText(".statusbar-item", "SuperCoder \\d+ job|optimizing \\w+ in the background", 30000);
+  found.optimizeSettled = await waitText(".statusbar-item", "^\\s*\\S+ \\d+\\.\\d+x\\s*$", 240000);
+  if (!found.optimizeNow || !found.optimizeSettled) await fail("Optimize Function at Cursor started no job, or it never ended");
+
   // the side-by-side assembly: VS Code's diff editor between -O3 and the candidate
   await palette("SuperCoder: Show Side-by-Side Assembly");
   try {

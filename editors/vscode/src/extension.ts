@@ -48,7 +48,10 @@ export async function activate(context: api.ExtensionContext): Promise<void> {
     },
     openDiff: async (l, r, t) => api.openDiff(l, r, t),
     warn: (m) => void api.showWarningMessage(m),
-    info: (m) => log.info(m),
+    info: (m) => {
+      log.info(m);
+      api.setStatusBarMessage(m, 5000);
+    },
     showLog: () => log.show(true),
     restart: async () => {
       await stop();

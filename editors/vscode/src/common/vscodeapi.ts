@@ -87,3 +87,7 @@ export function withProgress<T>(title: string, task: (report: (message: string) 
 export function updateGlobalSetting(section: string, key: string, value: unknown): Thenable<void> {
   return vscode.workspace.getConfiguration(section).update(key, value, vscode.ConfigurationTarget.Global);
 }
+
+export function setStatusBarMessage(text: string, ms: number): Disposable {
+  return vscode.window.setStatusBarMessage(text, ms);
+}
