@@ -16,29 +16,28 @@ import shutil
 import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
 from . import __version__, build, tools
 from .asm.cut import FunctionMissing, cut_function
-from .asm.elfcheck import check_object, inspect_object
-from .asm.screen import screen
-from .asm.features import cpu_flags, cpu_model, instruction_features, missing_cpu_flags, required_cpu_flags
+from .asm.elfcheck import inspect_object
+from .asm.features import cpu_flags, cpu_model, instruction_features
 from .cache import Cache
 from .file_context import FileContext
+from .judge import Judge, choose_best
 from .harness.plan import Plan, describe, make_plan
 from .hotness import ProfileError, callgrind_profile, rank
-from .measure.hyperfine import time_programs
-from .measure.interleaved import InterleavedTimer, TimingError, TimingMismatch, TimingSetup
-from .model import ACCEPTED, REJECTED, BuildConfig, Candidate, CandidateResult, CFunction, FunctionResult
+from .measure.interleaved import InterleavedTimer, TimingSetup
+from .model import ACCEPTED, BuildConfig, Candidate, CandidateResult, CFunction, FunctionResult
 from .propose.base import Feedback, ProposalRequest
 from .propose.compilers import CompilersProposer
 from .propose.replay import ReplayProposer
 from .source import parse_functions
+from .stopwatch import Stopwatch
 from .verify.function_check import FunctionHarness
-from .verify.program import find_tests, run_tests
+from .verify.program import find_tests
 
 log = logging.getLogger(__name__)
 from .verify.sandbox import require_sandbox
@@ -108,19 +107,6 @@ def environment(cfg: BuildConfig, opts: Options) -> dict:
         "supercoder_version": __version__,
         "hyperfine": tools.version("hyperfine") if tools.which("hyperfine") else None,
     }
-
-
-class _Stopwatch:
-    def __init__(self, into: dict):
-        self.into = into
-
-    @contextmanager
-    def __call__(self, stage: str):
-        t = time.perf_counter()
-        try:
-            yield
-        finally:
-            self.into[stage] = self.into.get(stage, 0.0) + time.perf_counter() - t
 
 
 class Pipeline:
@@ -283,7 +269,7 @@ class Pipeline:
         return res
 
     def _optimize(self, ctx: FileContext, fn: CFunction, res: FunctionResult) -> None:
-        sw = _Stopwatch(res.stage_seconds)
+        sw = Stopwatch(res.stage_seconds)
         name = fn.name
         fdir = ctx.work / name
         fdir.mkdir(parents=True, exist_ok=True)
@@ -340,8 +326,8 @@ class Pipeline:
             with sw("measure"):
                 timer = early_timer if early_timer is not None and not support else make_timer(support)
         request = ProposalRequest(fn, ctx.path, ctx.text, cut.text, ctx.cfg, fdir)
-        seen: dict[str, str] = {}
-        base_features = instruction_features(cut.text)
+        judge = Judge(ctx, fn, cut.text, instruction_features(cut.text), harness, timer, rest_obj, fdir,
+                      bench_input=self.opts.bench_input, workload=self.opts.workload, min_speedup=self.opts.min_speedup)
 
         def process(proposer, req: ProposalRequest) -> list[tuple[Candidate, CandidateResult]]:
             done = []
@@ -363,7 +349,7 @@ class Pipeline:
                 self.progress(name, f"{proposer.name}: {cand.label}", i, self.opts.samples)
                 if cand.label in {c.label for c in res.candidates}:
                     cand.label = f"{cand.label}-{len(res.candidates)}"
-                r = self._candidate(ctx, fn, cand, cut.text, base_features, harness, timer, rest_obj, fdir, seen, sw)
+                r = judge(cand)
                 res.candidates.append(r)
                 done.append((cand, r))
                 if r.status == ACCEPTED and self.on_update:
@@ -412,85 +398,6 @@ class Pipeline:
             return h, support, f"{h.n_inputs:,} generated inputs ({describe(plan)}){slow}"
         return None, (), f"the function-level harness could not be linked: {last.output[:300]}"
 
-    def _candidate(self, ctx, fn, cand: Candidate, base_asm: str, base_features: set[str], harness, timer,
-                   rest_obj, fdir: Path, seen: dict, sw) -> CandidateResult:
-        r = CandidateResult(cand.label, cand.origin, REJECTED, None, "", cand.assembly, source_change=cand.source_change)
-        sw_c = _Stopwatch(r.stage_seconds)
-
-        def reject(reason: str, detail: str) -> CandidateResult:
-            r.reason, r.detail = reason, detail
-            return r
-
-        if cand.problem:
-            return reject("unusable", cand.problem)
-        norm = "\n".join(ln.strip() for ln in cand.assembly.splitlines() if ln.strip())
-        if norm in seen:
-            return reject("duplicate", f"same assembly as candidate {seen[norm]}")
-        seen[norm] = cand.label
-        unsafe = screen(cand.assembly, base_asm)
-        if unsafe:
-            return reject("unsafe", "; ".join(unsafe[:4]) + (f" (and {len(unsafe) - 4} more)" if len(unsafe) > 4 else ""))
-        feats = instruction_features(cand.assembly)
-        r.features = sorted(feats - base_features)
-        r.cpu_features = sorted(required_cpu_flags(cand.assembly))
-        cobj = fdir / f"cand-{cand.label}.o"
-        with sw_c("assemble"):
-            try:
-                build.assemble(cand.assembly, cobj)
-            except build.BuildError as e:
-                return reject("assemble-error", e.output.replace(str(cobj.with_suffix(".s")), f"{cand.label}.s"))
-            problems = check_object(cobj, fn.name)
-        if problems:
-            missing = [p for p in problems if "does not define" in p]
-            return reject("link-error" if missing else "unsafe", "; ".join(problems))
-        lacking = missing_cpu_flags(cand.assembly)
-        if lacking:
-            return reject("unsupported-cpu", f"needs CPU features this machine lacks: {', '.join(sorted(lacking))}")
-        if harness is not None:
-            with sw_c("verify"):
-                chk = harness.check(cobj, cand.label)
-            r.inputs_checked = chk.inputs if chk.ok else 0
-            if not chk.ok:
-                return reject(chk.reason, chk.detail)
-        cand_exe = None
-        if ctx.tests or self.opts.bench_input or self.opts.workload:
-            cand_exe = fdir / f"prog-{cand.label}"
-            with sw_c("verify"):
-                try:
-                    build.link([rest_obj, cobj, ctx.program_sandbox()], cand_exe, compiler=ctx.cfg.compiler)
-                except build.BuildError as e:
-                    return reject("link-error", e.output)
-                if ctx.tests:
-                    pc = run_tests(cand_exe, ctx.tests)
-                    r.tests_passed = pc.passed
-                    if not pc.ok:
-                        return reject(pc.reason, pc.detail)
-        if timer is not None:
-            with sw_c("measure"):
-                try:
-                    r.timing = timer.time(base_asm, cand.assembly, cand.label)
-                except TimingMismatch as e:
-                    return reject("unsafe", str(e))
-                except TimingError as e:
-                    return reject("not-faster", f"could not be timed: {e}")
-        if cand_exe is not None and (self.opts.bench_input or self.opts.workload):
-            with sw_c("measure"):
-                r.program_timing = time_programs(ctx.baseline_program(), cand_exe, bench_input=self.opts.bench_input,
-                                                 workload=self.opts.workload, workdir=fdir, min_speedup=self.opts.min_speedup)
-        fast = r.timing.significant if r.timing else (r.program_timing.significant if r.program_timing else False)
-        if r.timing is None and r.program_timing is None:
-            return reject("not-faster", "could not be timed: no function harness and no --bench-input/--workload")
-        if not fast:
-            t = r.timing or r.program_timing
-            return reject("not-faster", t.detail)
-        pt = r.program_timing
-        if pt is not None and pt.ci[1] < 1 / max(self.opts.min_speedup, pt.noise[1] if pt.noise else 1):
-            return reject("not-faster", f"faster alone ({r.timing.detail}) but the whole program is slower: {pt.detail}")
-        r.status = ACCEPTED
-        r.detail = (r.timing or pt).detail
-        return r
-
-
 def shared_statics(file_asm: str, cut, obj: Path) -> list[str]:
     """Writable local data the cut carries that other code of the file also uses."""
     if not cut.local_objects:
@@ -505,19 +412,3 @@ def shared_statics(file_asm: str, cut, obj: Path) -> list[str]:
         if len(pat.findall(file_asm)) > len(pat.findall(cut.text)):
             out.append(name)
     return out
-
-
-CHANGE_PREFERENCE = {"attribute": 0, "flag": 1, "compiler": 2}
-
-
-def choose_best(accepted: list[CandidateResult]) -> CandidateResult:
-    """The fastest accepted candidate; among those statistically tied with it
-    (intervals overlap), the one whose win is easiest to keep: a source-level
-    attribute, then a flag, then a compiler change, then raw assembly."""
-    def timing(c):
-        return c.timing or c.program_timing
-
-    top = max(accepted, key=lambda c: timing(c).speedup)
-    tied = [c for c in accepted if timing(c).ci[1] >= timing(top).ci[0]]
-    return min(tied, key=lambda c: (CHANGE_PREFERENCE.get(c.source_change.kind, 3) if c.source_change else 3,
-                                    -timing(c).speedup))

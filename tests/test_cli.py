@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from procs import leftover_processes
 
 ROOT = Path(__file__).parent.parent
 FIX = Path(__file__).parent / "fixtures"
@@ -215,16 +216,4 @@ def test_a_crashing_or_hanging_compiler_fails_that_candidate_and_the_rest_go_on(
     assert "killed by signal 11" in c["gcc_march_native"]["detail"]
     assert "timed out" in c["gcc_march_native_funroll_loops"]["detail"]
     assert c["gcc_mpopcnt_mlzcnt_mbmi_mbmi2"]["status"] == "accepted"  # the others still ran
-    assert leftover("sleep 600") == []
-
-
-def leftover(cmd: str) -> list[str]:
-    out = []
-    for pid in os.listdir("/proc"):
-        if pid.isdigit():
-            try:
-                if cmd in Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace"):
-                    out.append(pid)
-            except OSError:
-                pass
-    return out
+    assert leftover_processes("sleep 600") == []

@@ -13,6 +13,7 @@ import time
 from pathlib import Path
 
 import pytest
+from procs import leftover_processes
 
 from supercoder_lsp import build
 from supercoder_lsp.asm.cut import cut_function
@@ -50,20 +51,6 @@ def tree_digest(root: Path) -> str:
         if p.is_file():
             h.update(p.read_bytes())
     return h.hexdigest()
-
-
-def leftover_processes(marker: str) -> list[str]:
-    found = []
-    for pid in os.listdir("/proc"):
-        if not pid.isdigit() or int(pid) == os.getpid():
-            continue
-        try:
-            cmd = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
-        except OSError:
-            continue
-        if marker in cmd or "sc-scratch" in cmd or ".harness" in cmd or ".timing.off" in cmd:
-            found.append(f"{pid}: {cmd}")
-    return found
 
 
 @pytest.fixture
@@ -104,7 +91,7 @@ def test_hostile_corpus_is_rejected_and_nothing_escapes(tmp_path, canary):
     # nothing outside the scratch directories changed, nothing is left running
     assert tree_digest(canary) == before
     assert sorted(os.listdir(Path.home())) == home_before
-    assert leftover_processes(str(tmp_path)) == []
+    assert leftover_processes(str(tmp_path), "sc-scratch", ".harness", ".timing.off") == []
     assert elapsed < 300  # every candidate ended within its own timeout
 
 
@@ -149,7 +136,7 @@ def test_seccomp_stops_system_calls_in_the_function_harness(harness, canary, nam
     assert (chk.ok, chk.reason) == (False, "unsafe"), chk.detail
     assert "forbidden system call" in chk.detail
     assert tree_digest(canary) == before
-    assert leftover_processes(str(tmp)) == []
+    assert leftover_processes(str(tmp), "sc-scratch", ".harness", ".timing.off") == []
 
 
 def test_seccomp_stops_system_calls_in_a_whole_program(harness, canary):
