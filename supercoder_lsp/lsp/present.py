@@ -57,7 +57,10 @@ def no_win_summary(result: dict) -> str:
 
 @functools.lru_cache(maxsize=16)
 def _parsed(text: str) -> tuple[CFunction, ...]:
-    return tuple(parse_functions(text))  # once per document text, not once per request
+    # once per document text, not once per request; a function already replaced by verified assembly is
+    # left out, so nothing (hint, lens, action) is ever offered on its C fallback
+    done = replaced_functions(text)
+    return tuple(f for f in parse_functions(text) if f.name not in done)
 
 
 def functions_by_name(text: str) -> dict[str, CFunction]:
@@ -180,10 +183,7 @@ def code_actions(uri: str, version: int | None, text: str, results: dict[str, di
     fns = functions_by_name(text)
     out = []
     replacements = replacements or {}
-    done = replaced_functions(text)  # already verified assembly: nothing to offer on its C fallback
     for fn in fns.values():
-        if fn.name in done:
-            continue
         r = fn.range
         if not (r.start.line <= rng.start.line <= r.end.line):
             continue

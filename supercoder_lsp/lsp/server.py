@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import dataclasses
 import logging
 import sys
 from pathlib import Path
@@ -348,9 +349,7 @@ def clear_cache(ls: SupercoderServer):
 @server.command("supercoder.info")
 def info(ls: SupercoderServer):
     """Version, settings and jobs: what :SupercoderInfo and health checks show."""
-    import dataclasses
-
-    from ..cache import default_dir
+    from ..cache import default_dir  # imported on use: the server starts without it
 
     jobs = [{"uri": uri, "function": name, "running": bool(j.task and not j.task.done()),
              "result": present.headline(j.result) if j.result else None, "error": j.error}
