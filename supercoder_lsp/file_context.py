@@ -32,6 +32,13 @@ class FileContext:
             self._support = obj
         return self._support
 
+    def data_sizes(self) -> dict[str, int]:
+        """Sizes of the file's data symbols, to bound a candidate's `sym+N` references."""
+        from .asm.elfcheck import inspect_object
+
+        r = inspect_object(self.support_object())
+        return {s.name: s.size for s in (*r.globals.values(), *r.locals.values()) if s.type in ("OBJECT", "NOTYPE")}
+
     def program_sandbox(self) -> Path:
         """The object whose constructor contains a whole program under test."""
         obj = self.work / "sc_program_sandbox.o"

@@ -1,26 +1,31 @@
 """One candidate through every check, in order, until the first that fails: that failure is its verdict.
 
-screen (unsafe) -> assemble -> ELF check -> CPU features -> function harness (generated inputs through the
-ABI trampoline) -> program tests -> interleaved timing over alignments -> whole-program timing.
+screen the text (unsafe) -> same code as the original (duplicate) -> assemble -> ELF check -> screen the
+object (decoded bytes, symbol, section and relocation kinds) -> CPU features -> function harness (generated
+inputs through the ABI trampoline) -> program tests (the linked program checked for load-time code first) ->
+interleaved timing over alignments -> whole-program timing (outputs checked on the timed input).
 A candidate that passes them all, and is faster beyond the noise of the same run, is accepted.
 """
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import build
-from .asm.elfcheck import check_object
+from .asm.elfcheck import check_linked, check_object
+from .asm.objscreen import screen_object
 from .asm.features import instruction_features, missing_cpu_flags, required_cpu_flags
 from .asm.screen import screen
 from .file_context import FileContext
-from .measure.hyperfine import time_programs
+from .measure.hyperfine import command_for, time_programs
 from .measure.interleaved import InterleavedTimer, TimingError, TimingMismatch
 from .model import ACCEPTED, REJECTED, Candidate, CandidateResult, CFunction
 from .stopwatch import Stopwatch
 from .verify.function_check import FunctionHarness
-from .verify.program import run_tests
+from .verify.program import first_difference, run_tests
+from .verify.sandbox import run_limited
 
 
 @dataclass
@@ -38,7 +43,12 @@ class Judge:
     bench_input: Path | None = None
     workload: str | None = None
     min_speedup: float = 1.0
+    base_obj: Path | None = None  # the original's cut, assembled: what the object screen compares with
+    extern_sizes: dict[str, int] = field(default_factory=dict)  # sizes of the file's data symbols
     seen: dict[str, str] = field(default_factory=dict)  # normalized assembly -> label, for duplicates
+    _reference_program: Path | None = None
+    _ref_status: dict[str, int] | None = None
+    _ref_timed: object = None
 
     def __call__(self, cand: Candidate) -> CandidateResult:
         ctx, fn, base_asm, harness, timer, fdir = self.ctx, self.fn, self.base_asm, self.harness, self.timer, self.fdir
@@ -56,6 +66,8 @@ class Judge:
         if norm in seen:
             return reject("duplicate", f"same assembly as candidate {seen[norm]}")
         seen[norm] = cand.label
+        if norm == _normalized(base_asm):
+            return reject("duplicate", "same code as the -O3 original: nothing to time")
         unsafe = screen(cand.assembly, base_asm)
         if unsafe:
             return reject("unsafe", "; ".join(unsafe[:4]) + (f" (and {len(unsafe) - 4} more)" if len(unsafe) > 4 else ""))
@@ -69,9 +81,13 @@ class Judge:
             except build.BuildError as e:
                 return reject("assemble-error", e.output.replace(str(cobj.with_suffix(".s")), f"{cand.label}.s"))
             problems = check_object(cobj, fn.name)
-        if problems:
-            missing = [p for p in problems if "does not define" in p]
-            return reject("link-error" if missing else "unsafe", "; ".join(problems))
+            if problems:
+                missing = [p for p in problems if "does not define" in p]
+                return reject("link-error" if missing else "unsafe", "; ".join(problems))
+            if self.base_obj is not None:
+                hidden = screen_object(cobj, self.base_obj, extern_sizes=self.extern_sizes)
+                if hidden:
+                    return reject("unsafe", "; ".join(hidden[:4]) + (f" (and {len(hidden) - 4} more)" if len(hidden) > 4 else ""))
         lacking = missing_cpu_flags(cand.assembly)
         if lacking:
             return reject("unsupported-cpu", f"needs CPU features this machine lacks: {', '.join(sorted(lacking))}")
@@ -89,8 +105,11 @@ class Judge:
                     build.link([self.rest_obj, cobj, ctx.program_sandbox()], cand_exe, compiler=ctx.cfg.compiler)
                 except build.BuildError as e:
                     return reject("link-error", e.output)
+                load_time = check_linked(cand_exe, self._reference())
+                if load_time:
+                    return reject("unsafe", "; ".join(load_time))
                 if ctx.tests:
-                    pc = run_tests(cand_exe, ctx.tests)
+                    pc = run_tests(cand_exe, ctx.tests, expected_status=self._reference_status())
                     r.tests_passed = pc.passed
                     if not pc.ok:
                         return reject(pc.reason, pc.detail)
@@ -103,6 +122,10 @@ class Judge:
                 except TimingError as e:
                     return reject("not-faster", f"could not be timed: {e}")
         if cand_exe is not None and (self.bench_input or self.workload):
+            with sw_c("verify"):
+                differs = self._differs_on_timed_input(cand_exe)
+            if differs:
+                return reject("wrong-output", differs)
             with sw_c("measure"):
                 r.program_timing = time_programs(ctx.baseline_program(), cand_exe, bench_input=self.bench_input,
                                                  workload=self.workload, workdir=fdir, min_speedup=self.min_speedup)
@@ -118,6 +141,50 @@ class Judge:
         r.status = ACCEPTED
         r.detail = (r.timing or pt).detail
         return r
+
+    def _reference_status(self) -> dict[str, int]:
+        """The -O3 program's exit status on each program test."""
+        if self._ref_status is None:
+            self._ref_status = {name: run_limited([str(self._reference())], timeout=10, stdin_path=str(inp)).returncode
+                                for name, inp, _ in self.ctx.tests or []}
+        return self._ref_status
+
+    def _timed_run(self, exe: Path):
+        if self.workload:
+            return run_limited(["/bin/sh", "-c", command_for(exe, None, self.workload)], timeout=300, binary=True,
+                               cwd=os.getcwd())
+        return run_limited([str(exe)], timeout=300, stdin_path=str(self.bench_input), binary=True)
+
+    def _differs_on_timed_input(self, cand_exe: Path) -> str | None:
+        """Whole-program timing runs the candidate on the bench input or workload: its output there
+        must be the -O3 program's, byte for byte, with the same exit status."""
+        if self._ref_timed is None:
+            self._ref_timed = self._timed_run(self._reference())
+        want, got = self._ref_timed, self._timed_run(cand_exe)
+        what = "the workload" if self.workload else f"the bench input {Path(self.bench_input).name}"
+        if got.timed_out and not want.timed_out:
+            return f"no result on {what} within 300s"
+        if got.stdout != want.stdout:
+            return f"differs from the -O3 program on {what}: {first_difference(want.stdout, got.stdout)}"
+        if got.returncode != want.returncode:
+            return f"exit status {got.returncode} on {what}, the -O3 program's is {want.returncode}"
+        return None
+
+    def _reference(self) -> Path:
+        """The program linked exactly as a candidate's is, with the -O3 original in its place."""
+        if self._reference_program is None:
+            exe = self.fdir / "prog-reference"
+            base = self.base_obj
+            if base is None:
+                base = self.fdir / "reference-base.o"
+                build.assemble(self.base_asm, base)
+            build.link([self.rest_obj, base, self.ctx.program_sandbox()], exe, compiler=self.ctx.cfg.compiler)
+            self._reference_program = exe
+        return self._reference_program
+
+
+def _normalized(asm: str) -> str:
+    return "\n".join(ln.strip() for ln in asm.splitlines() if ln.strip())
 
 
 CHANGE_PREFERENCE = {"attribute": 0, "flag": 1, "compiler": 2}

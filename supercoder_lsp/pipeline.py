@@ -327,7 +327,8 @@ class Pipeline:
                 timer = early_timer if early_timer is not None and not support else make_timer(support)
         request = ProposalRequest(fn, ctx.path, ctx.text, cut.text, ctx.cfg, fdir)
         judge = Judge(ctx, fn, cut.text, instruction_features(cut.text), harness, timer, rest_obj, fdir,
-                      bench_input=self.opts.bench_input, workload=self.opts.workload, min_speedup=self.opts.min_speedup)
+                      bench_input=self.opts.bench_input, workload=self.opts.workload, min_speedup=self.opts.min_speedup,
+                      base_obj=base_obj, extern_sizes=ctx.data_sizes() if cut.external_refs else {})
 
         def process(proposer, req: ProposalRequest) -> list[tuple[Candidate, CandidateResult]]:
             done = []
@@ -395,7 +396,7 @@ class Pipeline:
                 return None, (), str(e)
             slow = (f"; the -O3 baseline took {h.base_seconds:.0f}s on them: bound the inputs to make checks faster "
                     f"(--bound {fn.name}.PARAM=LOW:HIGH)") if h.base_seconds > 5 else ""
-            return h, support, f"{h.n_inputs:,} generated inputs ({describe(plan)}){slow}"
+            return h, support, f"{h.describe_inputs()} ({describe(plan)}){slow}"
         return None, (), f"the function-level harness could not be linked: {last.output[:300]}"
 
 def shared_statics(file_asm: str, cut, obj: Path) -> list[str]:

@@ -40,7 +40,10 @@ EXPECTED = {
 }
 UNSAFE = ["sys-unlink", "sys-fork", "sys-socket", "int80", "sysenter", "raw-bytes-syscall", "macro-syscall", "incbin",
           "call-exit", "call-malloc-loop", "harness-data", "init-array", "wx-section", "absolute-address", "rdtsc-cheat",
-          "indirect-call", "control-register"]
+          "indirect-call", "control-register",
+          # load-time code and what only the assembled object shows
+          "ifunc-fill", "init-array-anyname", "ctors-section", "align-fill-syscall", "mid-instruction-syscall",
+          "hidden-cache", "label-offset-reach", "global-offset-reach"]
 EXPECTED.update({name: {"unsafe"} for name in UNSAFE})
 
 
@@ -157,6 +160,19 @@ def test_seccomp_stops_system_calls_in_a_whole_program(harness, canary):
     before = tree_digest(canary)
     r = run_tests(tmp / "bad-prog", tests)
     assert (r.ok, r.reason) == (False, "unsafe"), r.detail
+    assert tree_digest(canary) == before
+
+
+def test_load_time_code_never_runs_in_the_harness(harness, canary):
+    """An IFUNC resolver runs in the loader, before main and before any filter: the harness
+    refuses the linked program before it starts, whatever the screens missed."""
+    h, tmp, _, _ = harness
+    obj = tmp / "ifunc.o"
+    build.assemble((FIX / "popcount" / "ifunc-fill.s").read_text().replace("@CANARY@", str(canary / "victim-ifunc")), obj)
+    before = tree_digest(canary)
+    chk = h.check(obj, "ifunc")
+    assert (chk.ok, chk.reason) == (False, "unsafe"), chk.detail
+    assert "IRELATIVE" in chk.detail
     assert tree_digest(canary) == before
 
 

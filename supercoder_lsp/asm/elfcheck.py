@@ -14,7 +14,7 @@ from elftools.elf.constants import SH_FLAGS
 from elftools.elf.elffile import ELFFile
 from elftools.elf.sections import SymbolTableSection
 
-__all__ = ["ElfReport", "SectionInfo", "SymbolInfo", "inspect_object", "check_object"]
+__all__ = ["ElfReport", "SectionInfo", "SymbolInfo", "inspect_object", "check_object", "loader_effects", "check_linked"]
 
 _FLAG_LETTERS = (
     (SH_FLAGS.SHF_WRITE, "W"),
@@ -117,3 +117,48 @@ def check_object(path, function: str, *, allowed_globals: set[str] | None = None
         elif s.executable and not (s.name.startswith(".text") or s.name in (".init", ".fini")):
             problems.append(f"executable section {s.name} outside .text*/.init/.fini")
     return problems
+
+
+_LOADER_SECTIONS = (".init", ".fini", ".preinit_array", ".init_array", ".fini_array", ".ctors", ".dtors", ".tdata",
+                    ".tbss", ".interp", ".jcr", ".tm_clone_table")
+
+
+def loader_effects(path) -> dict[str, object]:
+    """What the loader and the C runtime run or patch in a linked executable before
+    main and after exit: init/fini code and arrays, IFUNC relocations, TLS, the interpreter."""
+    from elftools.elf.dynamic import DynamicSection
+    from elftools.elf.relocation import RelocationSection
+
+    eff: dict[str, object] = {}
+    with open(path, "rb") as fh:
+        elf = ELFFile(fh)
+        for sec in elf.iter_sections():
+            if sec.name.startswith(_LOADER_SECTIONS) or sec["sh_type"] in ("SHT_INIT_ARRAY", "SHT_FINI_ARRAY",
+                                                                            "SHT_PREINIT_ARRAY"):
+                eff[f"section {sec.name} size"] = sec["sh_size"]
+            if isinstance(sec, RelocationSection):
+                n = sum(1 for r in sec.iter_relocations() if r["r_info_type"] == 37)  # R_X86_64_IRELATIVE
+                eff["IRELATIVE relocations"] = int(eff.get("IRELATIVE relocations", 0)) + n
+            if isinstance(sec, DynamicSection):
+                for tag in sec.iter_tags():
+                    if tag.entry.d_tag in ("DT_INIT", "DT_FINI", "DT_INIT_ARRAYSZ", "DT_FINI_ARRAYSZ",
+                                           "DT_PREINIT_ARRAYSZ", "DT_TEXTREL"):
+                        eff[tag.entry.d_tag] = "present" if tag.entry.d_tag in ("DT_INIT", "DT_FINI", "DT_TEXTREL") \
+                            else tag.entry.d_val
+                    elif tag.entry.d_tag == "DT_NEEDED":
+                        eff.setdefault("DT_NEEDED", []).append(tag.needed)  # type: ignore[union-attr]
+        for seg in elf.iter_segments():
+            if seg["p_type"] == "PT_TLS":
+                eff["TLS segment"] = seg["p_memsz"]
+            elif seg["p_type"] == "PT_INTERP":
+                eff["interpreter"] = seg.get_interp_name()
+    return eff
+
+
+def check_linked(path, reference) -> list[str]:
+    """Differences in load-time behaviour between an executable linked with a
+    candidate and the same link with the -O3 original: anything the candidate's
+    object adds that the loader or the C runtime would run before the sandbox is up."""
+    got, want = loader_effects(path), loader_effects(reference)
+    return [f"the linked program differs from the original's in {k}: {got.get(k)} instead of {want.get(k)} "
+            "(code that would run at load time)" for k in sorted(set(got) | set(want)) if got.get(k) != want.get(k)]

@@ -15,7 +15,8 @@ from dataclasses import dataclass, field
 from ..model import CType, Signature
 
 LENGTH_NAME = re.compile(r"^(n|len|length|size|count|num|cnt|sz|nelem|nmemb|nitems|elems|m|k)$|^(n|len|num)_|_(len|length|size|count|n|num)$", re.I)
-DEFAULT_MAX_LEN = 64
+DEFAULT_MAX_LEN = 4096  # arrays: well past every vector width and unroll factor
+DEFAULT_MAX_STRING = 1024
 MAX_INT_REGS = 6
 MAX_SSE_REGS = 8
 
@@ -33,6 +34,7 @@ class ParamPlan:
     length_of: list[int] = field(default_factory=list)  # for role "length": the arrays it sizes
     length_param: int | None = None  # for role "array": index of its length param
     max_len: int = DEFAULT_MAX_LEN
+    restrict: bool = False  # a `restrict` pointer: never given memory that overlaps another parameter's
 
 
 @dataclass
@@ -106,25 +108,32 @@ def make_plan(sig: Signature | None, bounds: dict | None = None) -> Plan:
             if elem is not None:
                 const = "const " if t.const else ""
                 role = "cstring" if t.pointee.kind == "int" and t.pointee.bits == 8 else "array"
-                p = ParamPlan(prm.name, role, f"{const}{elem.ctype} *", 64, False, elem=elem)
+                p = ParamPlan(prm.name, role, f"{const}{elem.ctype} *", 64, False, elem=elem,
+                              max_len=DEFAULT_MAX_STRING if role == "cstring" else DEFAULT_MAX_LEN,
+                              restrict="restrict" in t.text)
                 pointers.append(i)
         if p is None:
             return Plan(False, f"parameter '{prm.name}' of type '{t.text}' is not supported by the generated harness; "
                         "give program tests with --tests DIR", [], ret)
         plans.append(p)
-    # Give every array a length parameter: by name first, else the next integer parameter.
+    # Give every array a length parameter: by name first, else the next integer parameter,
+    # else the length another array already has (dst, src, n: both sized by n).
     taken: set[int] = set()
     for i in pointers:
         p = plans[i]
         ints = [j for j, q in enumerate(plans) if q.role == "int" and j not in taken]
         named = [j for j in ints if LENGTH_NAME.search(plans[j].name)]
         after = [j for j in named if j > i] or named or [j for j in ints if j > i]
+        if not after and p.role != "cstring":
+            shared = [j for j, q in enumerate(plans) if q.role == "length"]
+            after = [j for j in shared if LENGTH_NAME.search(plans[j].name)] or shared
         if after:
             j = after[0]
             plans[j].role = "length"
             plans[j].length_of.append(i)
             p.length_param = j
-            p.role = "array"
+            if p.role == "cstring":  # a byte buffer with a length, not a string
+                p.role, p.max_len = "array", DEFAULT_MAX_LEN
             taken.add(j)
         elif p.role != "cstring":
             return Plan(False, f"pointer parameter '{p.name}' has no length parameter; "

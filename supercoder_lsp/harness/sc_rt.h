@@ -68,23 +68,41 @@ static inline double sc_rand_double(sc_rng *r) {
     }
 }
 
-/* Guarded buffers: the data ends exactly where a PROT_NONE page begins, so
- * reading one byte past the end crashes instead of passing by luck. */
+/* Guarded buffers: a PROT_NONE page on each side of the data. A buffer is
+ * placed against the page after it (reading one element past the end
+ * crashes) or against the page before it (writing before the start crashes). */
 typedef struct { unsigned char *base; size_t cap; } sc_guard;
 static inline void sc_guard_init(sc_guard *g, size_t bytes) {
     long pg = sysconf(_SC_PAGESIZE);
     size_t cap = (bytes + pg - 1) / pg * pg + pg;
-    unsigned char *m = mmap(NULL, cap + pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    unsigned char *m = mmap(NULL, cap + 2 * pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (m == MAP_FAILED) { perror("mmap"); exit(70); }
-    mprotect(m + cap, pg, PROT_NONE);
-    g->base = m; g->cap = cap;
+    mprotect(m, pg, PROT_NONE);
+    mprotect(m + pg + cap, pg, PROT_NONE);
+    g->base = m + pg; g->cap = cap;
 }
-static inline void *sc_guard_place(sc_guard *g, size_t bytes) { return g->base + g->cap - bytes; }
+static inline void *sc_guard_place(sc_guard *g, size_t bytes, int at_start) {
+    return at_start ? g->base : g->base + g->cap - bytes;
+}
 
 static inline uint64_t sc_fnv(uint64_t h, const void *p, size_t n) {
     const unsigned char *c = p;
     for (size_t i = 0; i < n; i++) { h ^= c[i]; h *= 0x100000001b3ULL; }
     return h;
+}
+
+/* A double with arbitrary bits (junk for unused argument registers). */
+static inline double sc_bits_double(uint64_t b) { double d; memcpy(&d, &b, 8); return d; }
+
+/* A length of up to `max` elements, most of them short: small (up to 80), or
+ * spread over every size up to `max` on a logarithmic scale. */
+static inline size_t sc_rand_len(sc_rng *r, size_t lo, size_t max) {
+    if (max <= lo) return lo;
+    if (sc_below(r, 3) == 0) { size_t top = max < lo + 80 ? max : lo + 80; return lo + sc_below(r, top - lo + 1); }
+    int bits = 0; while (bits < 63 && (1ULL << bits) <= max - lo) bits++;
+    int b = (int)sc_below(r, (uint64_t)bits + 1);
+    size_t v = b ? (size_t)(sc_next(r) >> (64 - b)) : 0;
+    return lo + (v > max - lo ? max - lo : v);
 }
 
 static inline uint64_t sc_now_ns(void) {

@@ -1,8 +1,9 @@
 /* Containment for processes that run candidate code: no_new_privs plus a
  * seccomp filter, installed before the first candidate instruction runs.
  *
- *   SC_STRICT  (function harness, timing harness): write to stdout/stderr,
- *              exit, signal return and the clock. Nothing else: a forbidden
+ *   SC_STRICT  (function harness, timing harness): write to stdout/stderr
+ *              and to the harness's record descriptor, exit, signal return,
+ *              the clock and the interval timer. Nothing else: a forbidden
  *              call traps to a SIGSYS handler that reports its number.
  *   SC_PROGRAM (a whole program under test): the I/O and memory calls a C
  *              program makes on stdin/stdout/stderr; nothing that opens
@@ -27,6 +28,11 @@
 #include <sys/syscall.h>
 
 enum { SC_STRICT = 1, SC_PROGRAM = 2 };
+
+/* SC_STRICT may also mprotect one region (the timing driver's state) to read-only
+ * or read-write, nothing else: set before sc_sandbox_enter. */
+static unsigned long sc_protect_addr, sc_protect_len;
+static void sc_sandbox_protect(void *addr, unsigned long len) { sc_protect_addr = (unsigned long)addr; sc_protect_len = len; }
 #define SC_EXIT_NO_SANDBOX 71
 
 #define SC_LD_NR BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr))
@@ -34,7 +40,7 @@ enum { SC_STRICT = 1, SC_PROGRAM = 2 };
 #define SC_ALLOW_NR(nr) BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (nr), 0, 1), BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW)
 #define SC_RET(v) BPF_STMT(BPF_RET | BPF_K, (v))
 
-static int sc_sandbox_install(int kind) {
+static int sc_sandbox_install(int kind, int record_fd) {
     const unsigned deny = kind == SC_STRICT ? SECCOMP_RET_TRAP : SECCOMP_RET_KILL_PROCESS;
     struct sock_filter head[] = {
         BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
@@ -43,19 +49,34 @@ static int sc_sandbox_install(int kind) {
         SC_LD_NR,
         BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, 0x40000000, 0, 1), /* x32 ABI */
         SC_RET(SECCOMP_RET_KILL_PROCESS),
-        /* write/writev only to fd 1 and 2 */
+        /* write/writev only to fd 1, 2 and the record descriptor */
         BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_write, 1, 0),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_writev, 0, 5),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_writev, 0, 6),
         SC_LD_ARG(0),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 1, 2, 0),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 2, 1, 0),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 1, 3, 0),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 2, 2, 0),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (unsigned)record_fd, 1, 0),
         SC_RET(deny),
         SC_RET(SECCOMP_RET_ALLOW),
         SC_LD_NR,
     };
     struct sock_filter strict[] = {
+        /* mprotect(the protected region, its length, PROT_READ or PROT_READ|PROT_WRITE) only */
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_mprotect, 0, 11),
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[0])),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (unsigned)sc_protect_addr, 0, 8),
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[0]) + 4),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (unsigned)(sc_protect_addr >> 32), 0, 6),
+        SC_LD_ARG(1),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (unsigned)sc_protect_len, 0, 4),
+        SC_LD_ARG(2),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, PROT_READ, 1, 0),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, PROT_READ | PROT_WRITE, 0, 1),
+        SC_RET(sc_protect_addr ? SECCOMP_RET_ALLOW : deny),
+        SC_RET(deny),
+        SC_LD_NR,
         SC_ALLOW_NR(SYS_exit), SC_ALLOW_NR(SYS_exit_group), SC_ALLOW_NR(SYS_rt_sigreturn),
-        SC_ALLOW_NR(SYS_clock_gettime), SC_ALLOW_NR(SYS_gettimeofday),
+        SC_ALLOW_NR(SYS_clock_gettime), SC_ALLOW_NR(SYS_gettimeofday), SC_ALLOW_NR(SYS_setitimer),
         SC_RET(deny),
     };
     struct sock_filter program[] = {
@@ -97,8 +118,8 @@ static int sc_sandbox_install(int kind) {
     return 0;
 }
 
-static void sc_sandbox_enter(int kind) {
-    if (sc_sandbox_install(kind) == 0) return;
+static void sc_sandbox_enter(int kind, int record_fd) {
+    if (sc_sandbox_install(kind, record_fd) == 0) return;
     const char *ok = getenv("SC_ALLOW_UNSANDBOXED");
     if (ok && !strcmp(ok, "1")) return;
     static const char msg[] = "sandbox unavailable: seccomp filter could not be installed\n";

@@ -3,12 +3,15 @@ interleaved in one process, over several code alignments.
 
 Plain hyperfine cannot see small differences on these machines, and code
 alignment alone can move identical code by 2x. So each alignment gets its
-own executable holding three copies placed at the same offset from a 64-byte
-boundary: the baseline (t0), the baseline again (t1, the A/A control that
-measures the noise floor in that very layout) and the candidate (t2). Rounds
-rotate the order of the three; each round times a batch of calls over the
-same inputs the verifier used. The ratio per round is the geometric mean of
-the two baseline copies' times over the candidate's time.
+own executable holding three copies placed at the same offset from a page
+boundary, each with its own batch loop: the baseline (t0), the baseline again
+(t1, the A/A control that measures the noise floor in that very layout) and
+the candidate (t2). Each round runs the three in a random order; each batch
+times calls over inputs drawn like the verifier's. The ratio per round is the
+geometric mean of the two baseline copies' times over the candidate's time.
+The driver's own state is read-only while any copy runs, and every round's
+three results are compared here, outside the timed process
+(harness/sc_timing.h).
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .. import build
+from ..asm.elfcheck import check_linked
 from ..harness import include_dir
 from ..harness.inputs_c import call_args, render_inputs, ret_ctype
 from ..harness.plan import Plan
@@ -30,88 +34,40 @@ N_TIMING_INPUTS = 512
 
 
 def render_timing(plan: Plan, seed: int) -> str:
+    """The timing driver for one function: the generated hooks of harness/sc_timing.h."""
     ret = ret_ctype(plan)
     types, vals = call_args(plan, poison=False)
-    vals = [v.replace("in->", "in[j].") for v in vals]
     proto = ", ".join(types)
-    canon = "if (v != v) b = 0x7ff8000000000000ULL; else " if plan.ret and plan.ret.role == "float" else ""
-    body = (f"{{ {ret} v = fn({', '.join(vals)}); uint64_t b = 0; {canon}memcpy(&b, &v, sizeof v); acc = acc * 31 + b; }}"
-            if plan.ret else f"fn({', '.join(vals)}); acc++;")
-    hashes = []
-    for k, p in enumerate(plan.params):
-        if p.role == "array":
-            hashes.append(f"for (int j = 0; j < M; j++) h = sc_fnv(h, T[f][j].pv[{k}], T[f][j].len[{k}] * sizeof({p.elem.ctype}));")
-        elif p.role == "cstring":
-            hashes.append(f"for (int j = 0; j < M; j++) h = sc_fnv(h, T[f][j].pv[{k}], T[f][j].len[{k}] + 1);")
-    copies = []
+    call = f"(fn)({', '.join(vals)})"
+    if plan.ret:  # results folded bit for bit (floats too: NaN payloads included)
+        body = f"{{ {ret} v_ = {call}; uint64_t b_ = 0; memcpy(&b_, &v_, sizeof v_); acc = acc * 31 + b_; }}"
+    else:
+        body = f"{{ {call}; acc++; }}"
+    hashes, copies = [], []
     for k, p in enumerate(plan.params):
         if p.role in ("array", "cstring"):
-            size = f"(src->len[{k}] * sizeof({p.elem.ctype}))" if p.role == "array" else f"(src->len[{k}] + 1)"
-            copies.append(f"{{ size_t nb = {size}; void *m = malloc(nb ? nb : 1); memcpy(m, src->pv[{k}], nb); dst->pv[{k}] = m; }}")
+            size = f"T[j].len[{k}] * sizeof({p.elem.ctype})" if p.role == "array" else f"T[j].len[{k}] + 1"
+            hashes.append(f"for (int j = 0; j < m; j++) h = sc_fnv(h, T[j].pv[{k}], {size});")
+            nb = size.replace("T[j].", "src->")
+            copies.append(f"{{ size_t nb = {nb}; void *c = malloc(nb ? nb : 1); memcpy(c, src->pv[{k}], nb); dst->pv[{k}] = c; }}")
     return f"""#include "sc_rt.h"
 #include "sc_sandbox.h"
 {render_inputs(plan, seed, N_TIMING_INPUTS * 4)}
-typedef {ret} (*sc_fn_t)({proto});
 extern {ret} sc_t0({proto}), sc_t1({proto}), sc_t2({proto});
-static sc_fn_t fns[3] = {{ sc_t0, sc_t1, sc_t2 }};
-#define M {N_TIMING_INPUTS}
-static sc_input T[3][M];
-static uint64_t results[3];
-
-static int m_used = 1;
-static uint64_t batch(int f, long reps) {{
-    sc_fn_t fn = fns[f]; sc_input *in = T[f]; uint64_t acc = 0;
-    uint64_t t0 = sc_now_ns();
-    for (long r = 0; r < reps; r++)
-        for (int j = 0; j < m_used; j++) {body}
-    uint64_t t1 = sc_now_ns();
-    results[f] = acc; /* the same calls on the same inputs: must match across the three */
-    return t1 - t0;
+#define SC_CALL(fn, in, acc) {body}
+static void sc_copy_input(const sc_input *src, sc_input *dst) {{ *dst = *src; {' '.join(copies)} }}
+static uint64_t sc_hash_buffers(const sc_input *T, int m) {{
+    uint64_t h = 0xcbf29ce484222325ULL; (void)T; (void)m;
+    {' '.join(hashes)}
+    return h;
 }}
-
-int main(int argc, char **argv) {{
-    if (argc != 4) {{ fprintf(stderr, "usage: %s ROUNDS BATCH_NS BUDGET_NS\\n", argv[0]); return 2; }}
-    int rounds = atoi(argv[1]); uint64_t target = strtoull(argv[2], 0, 10), budget = strtoull(argv[3], 0, 10);
-    sc_setup();
-    sc_input tmp;
-    for (int j = 0; j < M; j++) {{
-        /* random inputs only: the timing should reflect typical calls, not edge cases */
-        sc_gen(SC_NEDGE + (uint64_t)j, &tmp);
-        for (int f = 0; f < 3; f++) {{ sc_input *src = &tmp, *dst = &T[f][j]; *dst = *src; {' '.join(copies)} (void)src; (void)dst; }}
-    }}
-    static char outbuf[1 << 16];
-    setvbuf(stdout, outbuf, _IOFBF, sizeof outbuf);
-    sc_sandbox_enter(SC_STRICT); /* no candidate instruction has run yet */
-    /* Grow the batch from one call: first over more inputs, then by repeating them,
-     * so that expensive calls never make a single batch run for long. */
-    long reps = 1;
-    for (;;) {{
-        uint64_t t = batch(0, reps);
-        if (t >= target || reps > (1L << 30)) break;
-        if (m_used < M) m_used *= 2;
-        else reps = t ? (long)(reps * (double)target / t) + 1 : reps * 16;
-    }}
-    for (int w = 0; w < 3; w++) for (int f = 0; f < 3; f++) batch(f, reps);
-    static const int order[6][3] = {{{{0,1,2}},{{1,2,0}},{{2,0,1}},{{0,2,1}},{{2,1,0}},{{1,0,2}}}};
-    printf("calls %ld\\n", reps * m_used);
-    uint64_t start = sc_now_ns();
-    for (int r = 0; r < rounds; r++) {{
-        if (r >= 4 && sc_now_ns() - start > budget) break; /* out of time: fewer rounds, wider intervals */
-        uint64_t t[3];
-        for (int s = 0; s < 3; s++) {{ int f = order[r % 6][s]; t[f] = batch(f, reps); }}
-        printf("%llu %llu %llu %d\\n", (unsigned long long)t[0], (unsigned long long)t[1], (unsigned long long)t[2],
-               results[0] == results[1] && results[1] == results[2]);
-    }}
-    for (int f = 0; f < 3; f++) {{ uint64_t h = 0xcbf29ce484222325ULL; {' '.join(hashes)} results[f] = h; }}
-    printf("buffers %d\\n", results[0] == results[1] && results[1] == results[2]);
-    return 0;
-}}
+#include "sc_timing.h"
 """
 
 
 def _padded(asm: str, name: str, offset: int) -> str:
-    """Place the function `offset` bytes past a 64-byte boundary."""
-    pad = f"\t.p2align 6\n\t.skip {offset}, 0x90\n" if offset else "\t.p2align 6\n"
+    """Place the function `offset` bytes past a page boundary: all three copies alike."""
+    pad = f"\t.p2align 12\n\t.skip {offset}, 0x90\n" if offset else "\t.p2align 12\n"
     out, n = re.subn(rf"^({re.escape(name)}:)", pad + r"\1", asm, count=1, flags=re.M)
     if not n:
         raise ValueError(f"label '{name}:' not found in the assembly")
@@ -148,6 +104,8 @@ class InterleavedTimer:
         self.dir = Path(setup.workdir)
         self.dir.mkdir(parents=True, exist_ok=True)
         self.support = list(support_objs)
+        self._runs = 0
+        self._reference: dict[int, Path] = {}
         src = self.dir / "timing.c"
         src.write_text(render_timing(setup.plan, setup.seed))
         build.run_tool(["gcc", "-O2", "-g0", "-w", "-I", str(include_dir()), "-c", str(src), "-o", str(self.dir / "timing.o")],
@@ -162,8 +120,9 @@ class InterleavedTimer:
     def _run(self, exe: Path, off: int, rounds: int) -> list[tuple[float, float, float]]:
         """One timing process: `rounds` interleaved rounds, in ns per call (baseline, copy, candidate)."""
         limit = self.s.budget_s * 4 + 30
-        r = run_limited([str(exe), str(rounds), str(self.s.batch_ns), str(int(self.s.budget_s / self.s.passes * 1e9))],
-                        timeout=limit)
+        self._runs += 1
+        r = run_limited([str(exe), str(rounds), str(self.s.batch_ns), str(int(self.s.budget_s / self.s.passes * 1e9)),
+                         str(self.s.seed + self._runs)], timeout=limit)
         if r.timed_out:
             raise TimingError(f"a timing run took over {limit:.0f}s: single calls are too slow "
                               f"to time; bound the inputs (--bound {self.s.name}.PARAM=LOW:HIGH)")
@@ -172,9 +131,17 @@ class InterleavedTimer:
         if r.returncode != 0:
             raise TimingError(f"timing run failed at offset {off}: {r.stderr.strip() or r.returncode}")
         lines = [ln.split() for ln in r.stdout.split("\n") if ln.strip()]
-        calls = int(lines[0][1])
-        rows = [ln for ln in lines[1:] if ln[0] != "buffers"]
-        same = all(ln[3] == "1" for ln in rows) and lines[-1] == ["buffers", "1"]
+        try:
+            calls = int(lines[0][1])
+            rows = [ln for ln in lines[1:] if ln[0] != "buffers"]
+            buffers = lines[-1]
+            ok = buffers[0] == "buffers" and all(len(ln) == 6 for ln in rows)
+        except (IndexError, ValueError):
+            ok = False
+        if not ok:
+            raise TimingMismatch(f"the timing run's output is malformed (the candidate wrote to it?): {r.stdout[:200]!r}")
+        # the three results of every round, compared here: outside the process that ran the candidate
+        same = all(ln[3] == ln[4] == ln[5] for ln in rows) and buffers[1] == buffers[2] == buffers[3]
         if not same:
             raise TimingMismatch("while being timed the candidate computed results that differ from the baseline's "
                                  "(it behaves differently outside the verification harness)")
@@ -194,6 +161,13 @@ class InterleavedTimer:
                     self._objects(cand_asm, tag, off, "sc_t2")]
             exes[off] = self.dir / f"{tag}.timing.off{off}"
             build.link([self.dir / "timing.o", *objs, *self.support], exes[off])
+            if off not in self._reference:  # the same link with the original in the candidate's place
+                self._reference[off] = self.dir / f"reference.timing.off{off}"
+                build.link([self.dir / "timing.o", *objs[:2], self._objects(base_asm, "base", off, "sc_t2"), *self.support],
+                           self._reference[off])
+            load_time = check_linked(exes[off], self._reference[off])
+            if load_time:
+                raise TimingMismatch("; ".join(load_time))
         # Several passes over the alignments, so that every alignment is
         # sampled across the whole window: the machine's state (a busy SMT
         # sibling, frequency) drifts over seconds and moves ratios with it.

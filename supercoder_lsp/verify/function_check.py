@@ -3,36 +3,65 @@
 The baseline and the candidate each live in their own object, linked into
 their own copy of a generated harness (another translation unit, so gcc's
 IPA-RA cannot make the caller depend on which registers the callee leaves
-alone). Each harness process writes one record per input (return value and a
-hash of every buffer); the records are compared here, outside the process that
-ran the candidate, which never sees the expected outputs.
+alone). Each harness process writes one record per input (status, return value and a
+hash of every buffer and writable global) to a descriptor of its own; the
+records and what the function printed are compared here, outside the process
+that ran the candidate, which never sees the expected outputs. Inputs on which
+the -O3 original crashes or runs out of time are skipped and counted; a
+candidate must not crash where the original does not.
 """
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
+import struct
+import tempfile
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
 from .. import build
+from ..asm.elfcheck import check_linked
 from ..harness import include_dir
 from .harness_c import render_verify
 from ..harness.plan import Plan
 from .sandbox import run_limited
 
-RECORD = 16
+RECORD = 24  # status, result bits, hash of outputs (see harness/sc_verify.h)
+CRASHED, TIMED_OUT, DIRTY_UPPER = 0x100, 0x200, 0x10000
+EXIT_ABI, EXIT_CRASH, EXIT_TIMEOUT, EXIT_SYSCALL = 3, 4, 5, 6
 BASELINE_SECONDS = 120
 HARNESS_SYMBOL = "sc_fn"
+MODE_RANDOM_GLOBALS = 1
 
 
 @dataclass
 class Check:
     ok: bool
-    reason: str | None  # "link-error", "wrong-output", "crash", "timeout", "abi-violation"
+    reason: str | None  # "link-error", "wrong-output", "crash", "timeout", "abi-violation", "unsafe"
     detail: str
     inputs: int
+
+
+@dataclass
+class Records:
+    """One harness run: a record per input, what the function printed, how the process ended."""
+
+    status: list[int]
+    values: list[tuple[int, int]]
+    stdout: bytes
+    run: object  # RunResult
+
+    @classmethod
+    def parse(cls, data: bytes, run) -> "Records":
+        n = len(data) // RECORD
+        words = struct.unpack(f"<{3 * n}Q", data[:n * RECORD])
+        return cls(list(words[0::3]), list(zip(words[1::3], words[2::3])), run.stdout, run)
+
+    def failed(self, i: int) -> bool:
+        return bool(self.status[i] & (CRASHED | TIMED_OUT))
 
 
 def _pkg_dir(pkg: str) -> Path:
@@ -41,7 +70,8 @@ def _pkg_dir(pkg: str) -> Path:
 
 def rename_symbol(obj_in: Path, obj_out: Path, name: str, new: str) -> None:
     shutil.copyfile(obj_in, obj_out)
-    build.objcopy(obj_out, f"--redefine-sym={name}={new}")
+    build.objcopy(obj_out, f"--redefine-sym={name}={new}", "--rename-section", ".data=sc_fdata",
+                  "--rename-section", ".bss=sc_fbss,alloc")
 
 
 class FunctionHarness:
@@ -55,11 +85,21 @@ class FunctionHarness:
         self.plan = plan
         self.n_random = n_random
         self.seed = seed
-        self.support = list(support_objs)
+        self.support = [self._globals_visible(Path(o), i) for i, o in enumerate(support_objs)]
         self.min_timeout = min_timeout
         self.n_inputs = 0
         self.base_seconds = 0.0
-        self.base_records = b""
+        self.mode = MODE_RANDOM_GLOBALS
+        self.skipped = 0  # inputs on which the -O3 original itself crashes or runs out of time
+        self.base: Records | None = None
+
+    def _globals_visible(self, obj: Path, i: int) -> Path:
+        """A copy of a support object (the rest of the file) whose writable data the harness
+        can find (__start_sc_gdata...), to randomize it before and compare it after each call."""
+        out = self.dir / f"support{i}.o"
+        shutil.copyfile(obj, out)
+        build.objcopy(out, "--rename-section", ".data=sc_gdata", "--rename-section", ".bss=sc_gbss,alloc")
+        return out
 
     # -- building -------------------------------------------------------------
     def _build_runtime(self) -> None:
@@ -77,26 +117,59 @@ class FunctionHarness:
         build.link([self.dir / "harness.o", self.dir / "tramp.o", renamed, *self.support], exe)
         return exe
 
+    def _run(self, exe: Path, n: int, mode: int, timeout: float) -> Records:
+        fd, path = tempfile.mkstemp(prefix="sc-records-", dir=self.dir)
+        try:
+            r = run_limited([str(exe), "run", str(n), str(fd), str(mode)], timeout=timeout, binary=True, pass_fds=(fd,))
+            os.lseek(fd, 0, os.SEEK_SET)
+            data = Path(path).read_bytes()
+        finally:
+            os.close(fd)
+            os.unlink(path)
+        return Records.parse(data, r)
+
     def prepare(self, base_obj: Path) -> None:
         """Build the harness and record the baseline's outputs on every input."""
         self._build_runtime()
         exe = self.link(base_obj, "baseline")
-        r = run_limited([str(exe), "run", str(10**9), str(BASELINE_SECONDS)], timeout=BASELINE_SECONDS + 10, binary=True)
-        if r.timed_out or r.returncode == 5:
-            raise RuntimeError(f"the -O3 baseline needs over {BASELINE_SECONDS}s for the generated inputs; "
-                               "bound them (--bound FUNC.PARAM=LOW:HIGH or [bounds.FUNC] in .supercoder.toml)")
-        if r.returncode != 0:
-            raise RuntimeError(f"the -O3 baseline itself fails in the harness ({r.stderr.strip() or r.returncode}); "
-                               "give input bounds for its parameters (--bound NAME=LOW:HIGH)")
-        records = r.stdout
         self.base_exe = exe
-        self.base_records = records
-        self.n_inputs = len(self.base_records) // RECORD
-        self.base_seconds = r.seconds
+        rec = None
+        for mode in ((MODE_RANDOM_GLOBALS, 0) if self.support else (0,)):
+            r = self._run(exe, 10**9, mode, BASELINE_SECONDS + 10)
+            if r.run.timed_out or r.run.returncode == EXIT_TIMEOUT:
+                raise RuntimeError(f"the -O3 baseline needs over {BASELINE_SECONDS}s for the generated inputs; "
+                                   "bound them (--bound FUNC.PARAM=LOW:HIGH or [bounds.FUNC] in .supercoder.toml)")
+            if r.run.returncode != 0:
+                raise RuntimeError(f"the -O3 baseline itself fails in the harness ({r.run.stderr.strip() or r.run.returncode}); "
+                                   "give input bounds for its parameters (--bound NAME=LOW:HIGH)")
+            skipped = sum(1 for i in range(len(r.status)) if r.failed(i))
+            if rec is None or skipped < rec[1]:
+                rec = (r, skipped, mode)
+            if skipped * 2 <= len(r.status):  # random global state that crashes the original on most inputs is not its domain
+                break
+        r, skipped, self.mode = rec
+        self.base = r
+        self.n_inputs = len(r.status)
+        self.skipped = skipped
+        self.base_dirty_upper = any(s & DIRTY_UPPER for s in r.status)
+        self.base_seconds = r.run.seconds
+        if skipped == self.n_inputs:
+            raise RuntimeError("the -O3 original crashes or runs out of time on every generated input; "
+                               "give input bounds for its parameters (--bound NAME=LOW:HIGH)")
+
+    @property
+    def checked(self) -> int:
+        return self.n_inputs - self.skipped
+
+    def describe_inputs(self) -> str:
+        skipped = (f", {self.skipped:,} skipped: the -O3 original crashes or runs out of time on them"
+                   if self.skipped else "")
+        state = ", globals from their initial and from random state" if self.mode & MODE_RANDOM_GLOBALS and self.support else ""
+        return f"{self.n_inputs:,} generated inputs{skipped}{state}"
 
     # -- checking -------------------------------------------------------------
     def _show(self, exe: Path, i: int) -> tuple[str, str]:
-        r = run_limited([str(exe), "show", str(i)], timeout=10)
+        r = run_limited([str(exe), "show", str(i), str(self.mode)], timeout=10)
         lines = r.stdout.strip().splitlines()
         inp = lines[0] if lines else "?"
         if r.returncode != 0:
@@ -111,34 +184,61 @@ class FunctionHarness:
             exe = self.link(cand_obj, tag)
         except build.BuildError as e:
             return Check(False, "link-error", e.output, 0)
+        load_time = check_linked(exe, self.base_exe)
+        if load_time:
+            return Check(False, "unsafe", "; ".join(load_time), 0)
         budget = max(self.min_timeout, 20 * self.base_seconds)
-        r = run_limited([str(exe), "run", str(self.n_inputs), str(int(budget))], timeout=budget + 5, binary=True)
+        got = self._run(exe, self.n_inputs, self.mode, budget)
+        r = got.run
         m = re.search(r"at input (\d+)", r.stderr)
         idx = int(m.group(1)) if m else None
         where = f" on input {self._input(idx)}" if idx is not None else ""
-        if r.returncode == 6 or r.killed_by_seccomp:
+        if r.returncode == EXIT_SYSCALL or r.killed_by_seccomp:
             sc = re.search(r"forbidden system call (\d+)", r.stderr)
             return Check(False, "unsafe", f"made a forbidden system call{' (number ' + sc.group(1) + ')' if sc else ''}{where}; "
                          "the seccomp filter stopped it", idx or 0)
-        if r.timed_out or r.returncode == 5:
-            return Check(False, "timeout", f"did not finish within {budget:.0f}s (the baseline took {self.base_seconds:.2f}s){where}", idx or 0)
-        if r.returncode == 3:
+        if r.timed_out:
+            return Check(False, "timeout", f"did not finish within {budget:.0f}s (the baseline took {self.base_seconds:.2f}s)", 0)
+        if r.returncode == EXIT_ABI:
             reg = r.stderr.strip().split(": ", 1)[-1]
             what = {"%rsp": "%rsp not restored", "direction flag": "direction flag left set",
-                    "MXCSR": "MXCSR changed", "x87 control word": "x87 control word changed"}.get(reg, f"callee-saved {reg} not preserved")
+                    "MXCSR": "MXCSR changed", "x87 control word": "x87 control word changed"}.get(
+                reg, reg if " " in reg else f"callee-saved {reg} not preserved")
             return Check(False, "abi-violation", f"{what}{where}", idx or 0)
-        if r.returncode != 0:
-            sig = re.search(r"signal (\d+)", r.stderr)
-            desc = f"signal {sig.group(1)}" if sig else f"exit code {r.returncode}"
-            return Check(False, "crash", f"{desc}{where}", idx or 0)
-        got = r.stdout
-        if got == self.base_records:
-            return Check(True, None, f"same results on {self.n_inputs:,} inputs", self.n_inputs)
-        if len(got) < len(self.base_records) and got == self.base_records[:len(got)]:
-            return Check(False, "crash", f"exited early, after {len(got) // RECORD:,} of {self.n_inputs:,} inputs", len(got) // RECORD)
-        n = min(len(got), len(self.base_records)) // RECORD
-        first = next((i for i in range(n) if got[i * RECORD:(i + 1) * RECORD] != self.base_records[i * RECORD:(i + 1) * RECORD]), n)
-        inp, expected = self._show(self.base_exe, first)
-        _, actual = self._show(exe, first)
-        inp = inp.replace("f(", f"{self.name}(", 1)
-        return Check(False, "wrong-output", f"{inp}: expected {expected}, got {actual}", first)
+        return self._compare(exe, got)
+
+    def _compare(self, exe: Path, got: Records) -> Check:
+        base = self.base
+        n = min(len(got.status), self.n_inputs)
+        for i in range(n):
+            if base.failed(i):
+                continue
+            st = got.status[i]
+            if st & (CRASHED | TIMED_OUT) or got.values[i] != base.values[i]:
+                inp, expected = self._show(self.base_exe, i)
+                _, actual = self._show(exe, i)
+                inp = inp.replace("f(", f"{self.name}(", 1)
+                if st & TIMED_OUT:
+                    return Check(False, "timeout", f"no result within 2s on input {inp}, where the original returns {expected}", i)
+                if st & CRASHED:
+                    return Check(False, "crash", f"signal {st & 0xff} on input {inp}, where the original returns {expected}", i)
+                return Check(False, "wrong-output", f"{inp}: expected {expected}, got {actual}", i)
+            if st & DIRTY_UPPER and not self.base_dirty_upper:
+                return Check(False, "abi-violation", f"upper halves of the YMM registers left dirty on return (no vzeroupper) "
+                             f"on input {self._input(i)}; the original leaves them clean", i)
+        if got.run.returncode not in (0,):
+            sig = re.search(r"signal (\d+)", got.run.stderr)
+            desc = f"signal {sig.group(1)}" if sig else f"exit code {got.run.returncode}"
+            return Check(False, "crash", f"the harness itself failed after input {n} ({desc}): "
+                         "the candidate corrupted memory outside its own frame and buffers", n)
+        if len(got.status) < self.n_inputs:
+            return Check(False, "crash", f"exited early, after {len(got.status):,} of {self.n_inputs:,} inputs", len(got.status))
+        if got.stdout != base.stdout:
+            return Check(False, "wrong-output", "printed different output than the original: "
+                         f"{_first_byte_difference(base.stdout, got.stdout)}", 0)
+        return Check(True, None, f"same results on {self.checked:,} inputs", self.checked)
+
+
+def _first_byte_difference(expected: bytes, actual: bytes) -> str:
+    i = next((k for k in range(min(len(expected), len(actual))) if expected[k] != actual[k]), min(len(expected), len(actual)))
+    return f"at byte {i}: expected {expected[i:i + 40]!r}, got {actual[i:i + 40]!r}"

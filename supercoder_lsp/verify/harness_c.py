@@ -8,11 +8,12 @@ from ..harness.plan import Plan, ParamPlan
 
 
 def _ret_bits(plan: Plan) -> str:
+    """The result's bits, exactly: floats bit for bit (NaN sign and payload included)."""
     r = plan.ret
     if r is None:
         return "0"
     if r.role == "float":
-        return ("({ uint64_t b = 0; if (isnan(ret)) b = 0x7ff8000000000000ULL; else memcpy(&b, &ret, sizeof ret); b; })")
+        return "({ uint64_t b = 0; memcpy(&b, &ret, sizeof ret); b; })"
     if r.role == "int" and r.signed:
         return "(uint64_t)(int64_t)ret"
     return "(uint64_t)ret"
@@ -51,113 +52,57 @@ def _show_input(plan: Plan, fn: str) -> str:
     return "\n".join(lines)
 
 
+def _padded_call(plan: Plan) -> tuple[list[str], list[str]]:
+    """The call's argument types and values, with junk in every argument register the function does not use."""
+    types, vals = call_args(plan, poison=True)
+    if types == ["void"]:
+        types, vals = [], []
+    n_int = sum(1 for p in plan.params if p.role != "float")
+    n_sse = sum(1 for p in plan.params if p.role == "float")
+    for k in range(n_int, 6):
+        types.append("uint64_t")
+        vals.append(f"sc_next(&jr)")
+    for k in range(n_sse, 8):
+        types.append("double")
+        vals.append("sc_bits_double(sc_next(&jr))")
+    return types, vals
+
+
 def render_verify(plan: Plan, seed: int, n_random: int) -> str:
     """The verification harness: links with one object that defines `sc_fn`."""
-    types, vals = call_args(plan, poison=True)
+    types, vals = _padded_call(plan)
     ret = ret_ctype(plan)
     call = f"(({ret} (*)({', '.join(types)}))sc_tramp)({', '.join(vals)})"
-    ret_decl = f"{ret} ret = " if plan.ret else "int ret = 0; (void)ret; "
-    show_ret = ""
-    if plan.ret is not None:
-        if plan.ret.role == "float":
-            show_ret = 'printf("%.17g\\n", (double)ret);'
-        elif plan.ret.role == "int" and plan.ret.signed:
-            show_ret = 'printf("%lld\\n", (long long)ret);'
-        else:
-            show_ret = 'printf("%llu\\n", (unsigned long long)ret);'
-    else:
+    if plan.ret is None:
         show_ret = 'printf("(void)\\n");'
+    elif plan.ret.role == "float":
+        show_ret = (f'{{ {plan.ret.ctype} v; memcpy(&v, &bits, sizeof v); '
+                    f'printf("%.17g (bits 0x%0{plan.ret.bits // 4}llx)\\n", (double)v, (unsigned long long)bits); }}')
+    elif plan.ret.role == "int" and plan.ret.signed:
+        show_ret = 'printf("%lld\\n", (long long)(int64_t)bits);'
+    else:
+        show_ret = 'printf("%llu\\n", (unsigned long long)bits);'
+    writes = any(p.role in ("array", "cstring") and not p.ctype.startswith("const") for p in plan.params)
     return f"""#include "sc_rt.h"
 #include "sc_sandbox.h"
-extern void sc_tramp(void);
-extern uint64_t sc_sent[6], sc_after[6], sc_rsp_before, sc_rsp_after, sc_flags_after, sc_nonce, sc_done;
-extern uint32_t sc_state[4];
-extern void *sc_target;
-extern char sc_fn[];
 {render_inputs(plan, seed, n_random)}
-
 static volatile uint64_t sc_cur;
-static void sc_on_signal(int sig) {{
-    sc_write_s(2, sig == SIGALRM ? "timeout at input " : "crash at input ");
-    sc_write_u64(2, sc_cur);
-    sc_write_s(2, sig == SIGALRM ? "\\n" : " signal ");
-    if (sig != SIGALRM) {{ sc_write_u64(2, (uint64_t)sig); sc_write_s(2, "\\n"); }}
-    _exit(sig == SIGALRM ? 5 : 4);
-}}
-static void sc_on_sigsys(int sig, siginfo_t *si, void *ctx) {{
-    (void)sig; (void)ctx;
-    sc_write_s(2, "forbidden system call ");
-    sc_write_u64(2, (uint64_t)si->si_syscall);
-    sc_write_s(2, " at input ");
-    sc_write_u64(2, sc_cur);
-    sc_write_s(2, "\\n");
-    _exit(6);
-}}
-
-static const char *const sc_reg[6] = {{"%rbx", "%rbp", "%r12", "%r13", "%r14", "%r15"}};
-static {ret} sc_invoke(sc_input *in) {{
-    sc_rng jr = {{ sc_mix(sc_cur ^ 0xabcdef12345ULL) }};
-    uint64_t junk = (sc_next(&jr) | 1) & 0xffffffffULL; (void)junk;
-    for (int k = 0; k < 6; k++) sc_sent[k] = sc_next(&jr);
-    sc_nonce = sc_next(&jr); sc_done = 0;
-    sc_target = sc_fn;
-    {"return " if plan.ret else ""}{call};
-}}
-static const char *sc_abi(void) {{
-    if (sc_done != sc_nonce) return "return address (did not return through the caller)";
-    for (int k = 0; k < 6; k++) if (sc_after[k] != sc_sent[k]) return sc_reg[k];
-    if (sc_rsp_after != sc_rsp_before) return "%rsp";
-    if (sc_flags_after & 0x400) return "direction flag";
-    if ((sc_state[2] & ~0x3fU) != (sc_state[0] & ~0x3fU)) return "MXCSR"; /* control bits; the status flags are not preserved */
-    if ((sc_state[3] & 0xffff) != (sc_state[1] & 0xffff)) return "x87 control word";
-    return NULL;
-}}
-static uint64_t sc_record(sc_input *in, uint64_t *hash) {{
-    {ret_decl}sc_invoke(in);
-    {_hash_buffers(plan)}
-    *hash = h;
+static uint64_t sc_upper_junk(uint64_t k);
+extern void sc_tramp(void);
+#define SC_WRITES_BUFFERS {int(writes)}
+static uint64_t sc_call(sc_input *in) {{
+    sc_rng jr = {{ sc_mix(sc_cur ^ 0x77aa55ULL) }};
+    {"" if plan.ret is None else ret + " ret = "}{call};
     return {_ret_bits(plan)};
 }}
-
-int main(int argc, char **argv) {{
-    static char altstack[1 << 16];
-    stack_t ss = {{ .ss_sp = altstack, .ss_size = sizeof altstack }};
-    sigaltstack(&ss, NULL);
-    struct sigaction sa; memset(&sa, 0, sizeof sa);
-    sa.sa_handler = sc_on_signal; sa.sa_flags = SA_ONSTACK;
-    int sigs[] = {{SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGTRAP, SIGALRM, SIGABRT}};
-    for (unsigned s = 0; s < sizeof sigs / sizeof *sigs; s++) sigaction(sigs[s], &sa, NULL);
-    sa.sa_handler = NULL; sa.sa_sigaction = sc_on_sigsys; sa.sa_flags = SA_ONSTACK | SA_SIGINFO;
-    sigaction(SIGSYS, &sa, NULL);
-    static char outbuf[1 << 16];
-    setvbuf(stdout, outbuf, _IOFBF, sizeof outbuf); /* no allocation once sandboxed */
-    sc_setup();
-    sc_input in_s, *in = &in_s;
-    if (argc == 3 && !strcmp(argv[1], "show")) {{
-        sc_cur = strtoull(argv[2], 0, 10);
-        sc_gen(sc_cur, in);
-{_show_input(plan, "f")}
-        sc_sandbox_enter(SC_STRICT);
-        {ret_decl}sc_invoke(in);
-        {show_ret}
-{_show_input(plan, "after: f") if any(p.role == "array" and not p.ctype.startswith("const") for p in plan.params) else ""}
-        fflush(stdout);
-        return 0;
-    }}
-    if (argc != 4 || strcmp(argv[1], "run")) {{ fprintf(stderr, "usage: %s run N SECONDS | show I\\n", argv[0]); return 2; }}
-    /* records go to stdout: the process needs no file of its own */
-    uint64_t n = strtoull(argv[2], 0, 10);
-    if (n > SC_NINPUTS) n = SC_NINPUTS;
-    alarm((unsigned)atoi(argv[3]));
-    sc_sandbox_enter(SC_STRICT);
-    for (sc_cur = 0; sc_cur < n; sc_cur++) {{
-        sc_gen(sc_cur, in);
-        uint64_t rec[2]; const char *abi;
-        rec[0] = sc_record(in, &rec[1]);
-        if ((abi = sc_abi())) {{ fflush(stdout); fprintf(stderr, "abi-violation at input %llu: %s\\n", (unsigned long long)sc_cur, abi); return 3; }}
-        fwrite(rec, sizeof rec, 1, stdout);
-    }}
-    fflush(stdout);
-    return 0;
+static uint64_t sc_hash_outputs(sc_input *in) {{
+    {_hash_buffers(plan)}
+    return h;
 }}
+static void sc_show(sc_input *in, const char *f) {{
+    printf("%s", f);
+{_show_input(plan, "")}
+}}
+static void sc_show_ret(uint64_t bits) {{ {show_ret} }}
+#include "sc_verify.h"
 """

@@ -1,4 +1,5 @@
-"""Program tests: NAME.in / NAME.out pairs, exact stdout match (as SuperCoder does)."""
+"""Program tests: NAME.in / NAME.out pairs, stdout compared byte for byte (as SuperCoder does, without
+decoding), and the exit status compared with the -O3 program's on the same input."""
 
 from __future__ import annotations
 
@@ -26,28 +27,37 @@ def find_tests(directory: str | Path) -> list[tuple[str, Path, Path]]:
     return tests
 
 
-def _first_difference(expected: str, actual: str) -> str:
-    e, a = expected.splitlines(), actual.splitlines()
+def first_difference(expected: bytes, actual: bytes) -> str:
+    e, a = expected.split(b"\n"), actual.split(b"\n")
     for i in range(max(len(e), len(a))):
-        x = e[i] if i < len(e) else "<end of output>"
-        y = a[i] if i < len(a) else "<end of output>"
+        x = e[i] if i < len(e) else b"<end of output>"
+        y = a[i] if i < len(a) else b"<end of output>"
         if x != y:
-            return f"line {i + 1}: expected {x[:120]!r}, got {y[:120]!r}"
-    return "outputs differ in whitespace at the end"
+            return f"line {i + 1}: expected {_show(x)}, got {_show(y)}"
+    return "outputs differ"
 
 
-def run_tests(exe: Path, tests: list[tuple[str, Path, Path]], timeout: float = 10.0) -> ProgramCheck:
+def _show(b: bytes) -> str:
+    s = b[:120].decode("utf-8", errors="backslashreplace")
+    return repr(s)
+
+
+def run_tests(exe: Path, tests: list[tuple[str, Path, Path]], timeout: float = 10.0,
+              expected_status: dict[str, int] | None = None) -> ProgramCheck:
     passed = 0
     for name, inp, out in tests:
-        r = run_limited([str(exe)], timeout=timeout, stdin_path=str(inp))
+        r = run_limited([str(exe)], timeout=timeout, stdin_path=str(inp), binary=True)
         if r.killed_by_seccomp:
             return ProgramCheck(False, "unsafe", f"test {name}: made a forbidden system call; the seccomp filter stopped it", passed)
         if r.timed_out:
             return ProgramCheck(False, "timeout", f"test {name}: no result within {timeout:.0f}s", passed)
         if r.returncode < 0:
             return ProgramCheck(False, "crash", f"test {name}: killed by signal {-r.returncode}", passed)
-        expected = out.read_text(errors="replace")
+        expected = out.read_bytes()
         if r.stdout != expected:
-            return ProgramCheck(False, "wrong-output", f"test {name}: {_first_difference(expected, r.stdout)}", passed)
+            return ProgramCheck(False, "wrong-output", f"test {name}: {first_difference(expected, r.stdout)}", passed)
+        want = (expected_status or {}).get(name)
+        if want is not None and r.returncode != want:
+            return ProgramCheck(False, "wrong-output", f"test {name}: exit status {r.returncode}, the -O3 program's is {want}", passed)
         passed += 1
     return ProgramCheck(True, None, f"{passed} program tests pass", passed)

@@ -66,15 +66,18 @@ def _env() -> dict:
     return env
 
 
-def run_limited(argv: list[str], *, timeout: float, stdin_path: str | None = None, binary: bool = False) -> RunResult:
-    """Run argv contained; stdout as bytes when `binary`."""
+def run_limited(argv: list[str], *, timeout: float, stdin_path: str | None = None, binary: bool = False,
+                pass_fds: tuple[int, ...] = (), cwd: str | None = None) -> RunResult:
+    """Run argv contained; stdout as bytes when `binary`; `pass_fds` stay open in the child
+    (the harness's record descriptor); `cwd` instead of a fresh scratch directory (a user's workload
+    command, whose paths are relative to where the user runs the tool)."""
     t0 = time.perf_counter()
     scratch = tempfile.mkdtemp(prefix="sc-scratch-")
     stdin = open(stdin_path, "rb") if stdin_path else subprocess.DEVNULL
     try:
-        p = subprocess.Popen([str(Path(argv[0]).resolve()), *argv[1:]], cwd=scratch, stdin=stdin,
+        p = subprocess.Popen([str(Path(argv[0]).resolve()), *argv[1:]], cwd=cwd or scratch, stdin=stdin,
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
-                             preexec_fn=_limits(int(timeout) + 2), close_fds=True, env=_env())
+                             preexec_fn=_limits(int(timeout) + 2), close_fds=True, pass_fds=pass_fds, env=_env())
         try:
             out, err = p.communicate(timeout=timeout)
             timed_out = False
@@ -137,7 +140,7 @@ def _probe() -> bool:
     try:
         src = d / "probe.c"
         src.write_text('#include "sc_sandbox.h"\n#include <stdio.h>\n'
-                       "int main(void){ if (sc_sandbox_install(SC_PROGRAM)) return 3; write(1, \"ok\", 2);"
+                       "int main(void){ if (sc_sandbox_install(SC_PROGRAM, -1)) return 3; write(1, \"ok\", 2);"
                        " syscall(SYS_getppid); return 4; }\n")
         build.run_tool(["gcc", "-O1", "-I", str(include_dir()), str(src), "-o", str(d / "probe")], "build sandbox probe")
         p = subprocess.run([str(d / "probe")], capture_output=True, timeout=10)

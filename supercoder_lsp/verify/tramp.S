@@ -1,32 +1,54 @@
 /* ABI-checking trampoline.
  *
  * sc_tramp is called with the argument registers of the function under test
- * and forwards them untouched to *sc_target.  Before the call it loads
- * sentinels into every callee-saved register and records MXCSR and the x87
- * control word; after the call it records rsp, the callee-saved registers,
- * RFLAGS (for the direction flag), MXCSR and the x87 control word, repairs
- * all of them, and returns rax/rdx/xmm0/xmm1 untouched.  The C harness then
- * compares the records with what the ABI requires.
+ * and forwards them untouched to *sc_target.  Before the call it
+ *   - saves the caller's callee-saved registers in sc_saved (not on the stack,
+ *     where the callee could overwrite them) and loads sentinels into them;
+ *   - poisons the call-clobbered registers that carry no argument
+ *     (%rax, %r10, %r11; unused argument registers are poisoned by the C caller);
+ *   - puts canaries in the 64 bytes of the trampoline's frame above the return
+ *     address (the caller's frame, as the callee sees it);
+ *   - clears the upper halves of the YMM registers (when the CPU has AVX) and
+ *     records MXCSR and the x87 control word.
+ * After the call it records %rsp, the callee-saved registers, RFLAGS (the
+ * direction flag), MXCSR, the x87 control word and tag word, whether the upper
+ * YMM state is left dirty (XGETBV 1, when the CPU has it) and the canaries,
+ * repairs all of them, and returns %rax/%rdx/%xmm0/%xmm1 untouched.  The C
+ * harness then compares the records with what the ABI requires.
  */
 	.text
 	.globl	sc_tramp
 	.type	sc_tramp, @function
 sc_tramp:
-	pushq	%rbx
-	pushq	%rbp
-	pushq	%r12
-	pushq	%r13
-	pushq	%r14
-	pushq	%r15
-	subq	$8, %rsp
+	movq	%rbx, sc_saved(%rip)
+	movq	%rbp, sc_saved+8(%rip)
+	movq	%r12, sc_saved+16(%rip)
+	movq	%r13, sc_saved+24(%rip)
+	movq	%r14, sc_saved+32(%rip)
+	movq	%r15, sc_saved+40(%rip)
+	popq	%r11
+	movq	%r11, sc_saved+48(%rip)		/* the return address */
+	/* 80 bytes of canaries above the callee's return address, and a 16-byte aligned call */
+	subq	$80, %rsp
+	movq	sc_nonce(%rip), %r11
+	.irp	off, 0, 8, 16, 24, 32, 40, 48, 56, 64, 72
+	movq	%r11, \off(%rsp)
+	.endr
 	stmxcsr	sc_state(%rip)
 	fnstcw	sc_state+4(%rip)
+	cmpb	$0, sc_has_avx(%rip)
+	je	1f
+	vzeroupper
+1:
 	movq	sc_sent(%rip), %rbx
 	movq	sc_sent+8(%rip), %rbp
 	movq	sc_sent+16(%rip), %r12
 	movq	sc_sent+24(%rip), %r13
 	movq	sc_sent+32(%rip), %r14
 	movq	sc_sent+40(%rip), %r15
+	movq	sc_junk(%rip), %r10
+	movq	sc_junk+8(%rip), %r11
+	movq	sc_junk+16(%rip), %rax
 	movq	%rsp, sc_rsp_before(%rip)
 	call	*sc_target(%rip)
 	movq	%rsp, sc_rsp_after(%rip)
@@ -43,25 +65,53 @@ sc_tramp:
 	popq	%r11
 	movq	%r11, sc_flags_after(%rip)
 	cld
+	/* canaries: count the ones that changed */
+	xorl	%ebx, %ebx
+	movq	sc_nonce(%rip), %r11
+	.irp	off, 0, 8, 16, 24, 32, 40, 48, 56, 64, 72
+	cmpq	%r11, \off(%rsp)
+	setne	%bpl
+	movzbl	%bpl, %ebp
+	addq	%rbp, %rbx
+	.endr
+	movq	%rbx, sc_canary_hits(%rip)
 	stmxcsr	sc_state+8(%rip)
 	fnstcw	sc_state+12(%rip)
+	fnstenv	sc_fenv(%rip)		/* the tag word (offset 8): 0xffff when the x87 stack is empty */
+	movq	$0, sc_upper_dirty(%rip)
+	cmpb	$0, sc_has_xinuse(%rip)
+	je	2f
+	movq	%rax, %r12
+	movq	%rdx, %r13
+	movl	$1, %ecx
+	xgetbv				/* XINUSE: bit 2 is the upper YMM state */
+	andl	$4, %eax
+	movq	%rax, sc_upper_dirty(%rip)
+	movq	%r12, %rax
+	movq	%r13, %rdx
+	vzeroupper
+2:
+	fninit				/* empties the x87 stack a candidate may have left */
 	ldmxcsr	sc_state(%rip)
 	fldcw	sc_state+4(%rip)
-	addq	$8, %rsp
-	popq	%r15
-	popq	%r14
-	popq	%r13
-	popq	%r12
-	popq	%rbp
-	popq	%rbx
-	ret
+	addq	$80, %rsp
+	movq	sc_saved(%rip), %rbx
+	movq	sc_saved+8(%rip), %rbp
+	movq	sc_saved+16(%rip), %r12
+	movq	sc_saved+24(%rip), %r13
+	movq	sc_saved+32(%rip), %r14
+	movq	sc_saved+40(%rip), %r15
+	jmp	*sc_saved+48(%rip)
 	.size	sc_tramp, .-sc_tramp
 
 	.bss
 	.p2align 4
 	.globl	sc_sent, sc_after, sc_rsp_before, sc_rsp_after, sc_flags_after, sc_state, sc_target, sc_nonce, sc_done
+	.globl	sc_saved, sc_junk, sc_canary_hits, sc_fenv, sc_upper_dirty, sc_has_avx, sc_has_xinuse
 sc_sent:	.zero	48
 sc_after:	.zero	48
+sc_saved:	.zero	56
+sc_junk:	.zero	24
 sc_rsp_before:	.zero	8
 sc_rsp_after:	.zero	8
 sc_flags_after:	.zero	8
@@ -69,4 +119,9 @@ sc_state:	.zero	16
 sc_target:	.zero	8
 sc_nonce:	.zero	8
 sc_done:	.zero	8
+sc_canary_hits:	.zero	8
+sc_upper_dirty:	.zero	8
+sc_fenv:	.zero	32
+sc_has_avx:	.zero	1
+sc_has_xinuse:	.zero	1
 	.section	.note.GNU-stack,"",@progbits

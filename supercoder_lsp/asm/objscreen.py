@@ -1,0 +1,305 @@
+"""Screen what an assembled candidate object holds, not only what its text says.
+
+The text screen (`screen.py`) reads the assembly as written; an attacker can
+hide code from it (fill bytes such as `.skip 1, 0x0f`, alignment padding,
+IFUNC resolvers, init arrays under any section name). This screen reads the
+object that the assembler produced, with pyelftools and capstone:
+
+- sections: only code (`.text*`), read-only data, and the writable data that
+  the -O3 original also has (no more bytes of it); nothing the loader or the
+  C runtime runs or reads at load or exit (INIT/FINI/PREINIT arrays by type or
+  name, `.ctors`/`.dtors`, `.init`/`.fini`, `.interp`, ...), no TLS, nothing
+  writable and executable;
+- symbols: plain functions, objects and labels; no IFUNC, no TLS, no
+  `GNU_UNIQUE`;
+- relocations: the kinds a function needs (PC-relative references and calls,
+  or kinds the original object uses), never ones that make the loader run or
+  patch code (IRELATIVE, COPY, GLOB_DAT, JUMP_SLOT, RELATIVE, TLS), each inside
+  an instruction's operand bytes, and pointing inside the symbol or section it
+  names (a `label+N(%rip)` that reaches past the function's own data into the
+  harness is refused);
+- every byte of every executable section is decoded (fill and alignment bytes
+  count as code) and screened like written instructions; bytes that do not
+  decode are refused, and so is a direct jump into the middle of an
+  instruction (code that only appears when jumped into, such as a `syscall`
+  hidden in an immediate).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import capstone
+from elftools.elf.constants import SH_FLAGS
+from elftools.elf.elffile import ELFFile
+from elftools.elf.relocation import RelocationSection
+from elftools.elf.sections import SymbolTableSection
+
+from .screen import FORBIDDEN
+
+__all__ = ["screen_object", "ObjectFacts", "object_facts"]
+
+_FORBIDDEN = {m: why for why, ms in FORBIDDEN.items() for m in ms.split()}
+# The loader or the C runtime runs, reads or patches these at load or exit time.
+_LOAD_TIME_NAMES = (".init", ".fini", ".preinit_array", ".init_array", ".fini_array", ".ctors", ".dtors", ".jcr",
+                    ".tm_clone_table", ".interp", ".dynamic", ".got", ".plt", ".gnu.version", ".dynsym", ".dynstr",
+                    ".hash", ".gnu.hash", ".rela.dyn", ".rela.plt", ".gnu.warning", ".note.ABI-tag",
+                    ".gnu_debuglink", ".gnu.linkonce")
+_LOAD_TIME_TYPES = {"SHT_INIT_ARRAY", "SHT_FINI_ARRAY", "SHT_PREINIT_ARRAY", "SHT_DYNAMIC", "SHT_DYNSYM", "SHT_HASH",
+                    "SHT_GNU_HASH", "SHT_GNU_verdef", "SHT_GNU_verneed", "SHT_GNU_versym"}
+_META_TYPES = {"SHT_NULL", "SHT_SYMTAB", "SHT_STRTAB", "SHT_RELA", "SHT_REL", "SHT_GROUP", "SHT_NOTE",
+               "SHT_X86_64_UNWIND", "SHT_LLVM_ADDRSIG"}
+_OK_NAMES = (".text", ".rodata", ".data", ".bss", ".tdata", ".tbss", ".note.GNU-stack", ".note.gnu.property", ".comment", ".eh_frame",
+             ".gcc_except_table", ".lbss", ".ldata", ".lrodata", ".llvm_addrsig")
+# Relocation kinds a function's code and read-only data need; others only when the original uses them too.
+_PLAIN_RELOCS = {"R_X86_64_PC32", "R_X86_64_PLT32", "R_X86_64_GOTPCREL", "R_X86_64_GOTPCRELX", "R_X86_64_REX_GOTPCRELX"}
+# the loader's own kinds: never in an object a compiler writes
+_NEVER_RELOCS = {"R_X86_64_IRELATIVE", "R_X86_64_COPY", "R_X86_64_GLOB_DAT", "R_X86_64_JUMP_SLOT",
+                 "R_X86_64_RELATIVE", "R_X86_64_RELATIVE64"}
+# thread-local storage: only where the original uses it too
+_TLS_RELOCS = {"R_X86_64_DTPMOD64", "R_X86_64_DTPOFF64", "R_X86_64_TPOFF64", "R_X86_64_TLSGD", "R_X86_64_TLSLD",
+               "R_X86_64_DTPOFF32", "R_X86_64_GOTTPOFF", "R_X86_64_TPOFF32", "R_X86_64_GOTPC32_TLSDESC",
+               "R_X86_64_TLSDESC_CALL", "R_X86_64_TLSDESC"}
+# an address stored in read-only data (a jump table in a PIE): the loader patches data, never code
+_DATA_RELOCS = {"R_X86_64_64"}
+_PC_RELATIVE = {"R_X86_64_PC32", "R_X86_64_PLT32", "R_X86_64_GOTPCREL", "R_X86_64_GOTPCRELX",
+                "R_X86_64_REX_GOTPCRELX", "R_X86_64_PC64", "R_X86_64_PC16", "R_X86_64_PC8"}
+
+
+@dataclass
+class ObjectFacts:
+    """What one relocatable object holds, as the screen compares it."""
+
+    writable: dict[str, int]  # writable section (or COMMON) -> bytes
+    tls: bool
+    reloc_types: set[str]
+    reloc_targets: set[tuple[str, int]]  # (symbol, addend) of every relocation
+    problems: list[str]
+
+
+def _reloc_type(elf: ELFFile, rel) -> str:
+    from elftools.elf.descriptions import describe_reloc_type
+
+    return describe_reloc_type(rel["r_info_type"], elf)
+
+
+def _section_kind(sec) -> str | None:
+    """Why a section may not be in a candidate, or None when it may."""
+    name, typ, flags = sec.name, sec["sh_type"], sec["sh_flags"]
+    if typ in _LOAD_TIME_TYPES:
+        return f"section {name} of type {typ} is run or read by the loader"
+    if name.startswith(_LOAD_TIME_NAMES):
+        return f"section {name} is run or read by the loader or the C runtime at load or exit"
+    if flags & SH_FLAGS.SHF_EXECINSTR and flags & SH_FLAGS.SHF_WRITE:
+        return f"section {name} is writable and executable"
+    if flags & SH_FLAGS.SHF_EXECINSTR and not name.startswith(".text"):
+        return f"executable section {name} outside .text"
+    if typ in _META_TYPES or not flags & SH_FLAGS.SHF_ALLOC:
+        return None
+    if not name.startswith(_OK_NAMES):
+        return f"section {name} is not code or data of a function"
+    return None
+
+
+def object_facts(path: str | Path) -> ObjectFacts:
+    facts = ObjectFacts({}, False, set(), set(), [])
+    with open(path, "rb") as fh:
+        elf = ELFFile(fh)
+        for sec in elf.iter_sections():
+            why = _section_kind(sec)
+            if why:
+                facts.problems.append(why)
+            if sec["sh_flags"] & SH_FLAGS.SHF_TLS:
+                facts.tls = True
+            if (sec["sh_flags"] & SH_FLAGS.SHF_WRITE and sec["sh_flags"] & SH_FLAGS.SHF_ALLOC
+                    and not sec.name.startswith(".data.rel.ro")):  # read-only once relocated (RELRO)
+                facts.writable[sec.name] = facts.writable.get(sec.name, 0) + sec["sh_size"]
+        symtab = elf.get_section_by_name(".symtab")
+        if isinstance(symtab, SymbolTableSection):
+            for sym in symtab.iter_symbols():
+                typ, bind = sym["st_info"]["type"], sym["st_info"]["bind"]
+                if typ in ("STT_GNU_IFUNC", "STT_LOOS"):
+                    facts.problems.append(f"symbol {sym.name} is an IFUNC: the loader runs its resolver before main")
+                elif typ == "STT_TLS":
+                    facts.tls = True
+                if bind in ("STB_GNU_UNIQUE", "STB_LOOS"):
+                    facts.problems.append(f"symbol {sym.name} is GNU_UNIQUE")
+                if sym["st_shndx"] == "SHN_COMMON":
+                    facts.writable["COMMON"] = facts.writable.get("COMMON", 0) + sym["st_size"]
+        for rsec in elf.iter_sections():
+            if not isinstance(rsec, RelocationSection) or not isinstance(symtab, SymbolTableSection):
+                continue
+            for rel in rsec.iter_relocations():
+                sym = symtab.get_symbol(rel["r_info_sym"])
+                name = sym.name or (elf.get_section(sym["st_shndx"]).name
+                                    if isinstance(sym["st_shndx"], int) else "")
+                facts.reloc_types.add(_reloc_type(elf, rel))
+                facts.reloc_targets.add((name, rel["r_addend"]))
+    return facts
+
+
+def _decode(code: bytes, name: str, relocs: list[tuple[int, int, str]]) -> list[str]:
+    """Linear decode of every byte of one executable section (fill and padding included)."""
+    problems = []
+    md = capstone.Cs(capstone.CS_ARCH_X86, capstone.CS_MODE_64)
+    md.detail = True
+    operand_bytes: set[int] = set()
+    starts: set[int] = set()
+    targets: list[tuple[int, int, str]] = []
+    reloc_at = {r[0] for r in relocs}
+    pos = 0
+    while pos < len(code):
+        insn = next(md.disasm(code[pos:pos + 16], pos, 1), None)
+        if insn is None:
+            problems.append(f"{name}+{pos:#x}: bytes {code[pos:pos + 4].hex(' ')} do not decode as an instruction")
+            pos += 1
+            continue
+        starts.add(pos)
+        text = f"{insn.mnemonic} {insn.op_str}".strip()
+        mnem = insn.mnemonic.split()[-1]
+        why = _FORBIDDEN.get(mnem) or _FORBIDDEN.get(mnem.rstrip("bwlq"))
+        if why:
+            problems.append(f"{name}+{pos:#x}: {why} '{text}'")
+        if _absolute_operand(insn):
+            problems.append(f"{name}+{pos:#x}: '{text}' uses an absolute address")
+        fields = _operand_fields(insn)
+        for off, size in fields:
+            operand_bytes.update(range(off, off + size))
+        if not any(off in reloc_at for off, _ in fields):  # resolved by the assembler: it must stay in this section
+            target = _static_target(insn)
+            if target is not None:
+                if not 0 <= target <= len(code):
+                    problems.append(f"{name}+{pos:#x}: '{text}' reaches {target - len(code):+#x} bytes past the end "
+                                    f"of {name}: memory that is not the function's")
+                elif insn.group(capstone.CS_GRP_JUMP) or insn.group(capstone.CS_GRP_CALL):
+                    targets.append((pos, target, text))
+        pos += insn.size
+    for pos, target, text in targets:
+        if target < len(code) and target not in starts:  # code that only exists when jumped into mid-instruction
+            problems.append(f"{name}+{pos:#x}: '{text}' jumps into the middle of an instruction")
+    for off, width, typ in relocs:
+        if not set(range(off, off + width)) <= operand_bytes:
+            problems.append(f"{name}+{off:#x}: relocation {typ} patches bytes that are not an instruction's operand")
+    return problems
+
+
+def _operand_fields(insn) -> list[tuple[int, int]]:
+    """(offset, size) of the displacement and immediate fields: where a relocation may go."""
+    from capstone import x86
+
+    end, pos = insn.address + insn.size, insn.address
+    imm = insn.imm_size if insn.imm_offset else 0
+    fields = []
+    if insn.imm_offset and insn.imm_size:
+        fields.append((pos + insn.imm_offset, insn.imm_size))
+    if insn.disp_offset and insn.disp_size:  # the displacement runs up to the immediate (capstone's size can be off)
+        fields.append((pos + insn.disp_offset, insn.size - imm - insn.disp_offset))
+    elif any(op.type == x86.X86_OP_MEM and op.mem.base == x86.X86_REG_RIP for op in insn.operands):
+        fields.append((end - imm - 4, 4))  # a %rip-relative displacement is the last field before an immediate
+    if (insn.group(capstone.CS_GRP_JUMP) or insn.group(capstone.CS_GRP_CALL)) and insn.size >= 5:
+        fields.append((end - 4, 4))  # rel32
+    return fields
+
+
+def _absolute_operand(insn) -> bool:
+    """A memory operand with no base and no index register (and not %fs/%gs-relative)."""
+    from capstone import x86
+
+    if insn.mnemonic.startswith(("lea", "nop")):
+        return False
+    for op in insn.operands:
+        if (op.type == x86.X86_OP_MEM and op.mem.base == 0 and op.mem.index == 0
+                and op.mem.segment not in (x86.X86_REG_FS, x86.X86_REG_GS)):
+            return True
+    return False
+
+
+def _static_target(insn) -> int | None:
+    """Where a direct branch or a %rip-relative operand points, relative to the section."""
+    from capstone import x86
+
+    if insn.group(capstone.CS_GRP_JUMP) or insn.group(capstone.CS_GRP_CALL):
+        ops = insn.operands
+        if len(ops) == 1 and ops[0].type == x86.X86_OP_IMM:
+            return ops[0].imm
+    for op in insn.operands:
+        if op.type == x86.X86_OP_MEM and op.mem.base == x86.X86_REG_RIP:
+            return insn.address + insn.size + op.mem.disp
+    return None
+
+
+_WIDTH = {"R_X86_64_64": 8, "R_X86_64_PC64": 8, "R_X86_64_16": 2, "R_X86_64_PC16": 2, "R_X86_64_8": 1,
+          "R_X86_64_PC8": 1}
+
+
+def screen_object(path: str | Path, original: str | Path, *,
+                  extern_sizes: dict[str, int] | None = None) -> list[str]:
+    """Reasons the candidate object is unsafe (empty when it passes).
+
+    `original` is the -O3 original's object, assembled from its cut the same
+    way; `extern_sizes` gives the sizes of outside data symbols (the file's
+    globals) so that `sym+N` references can be bounded.
+    """
+    orig = object_facts(original)
+    facts = object_facts(path)
+    problems = [p for p in facts.problems if p not in orig.problems]
+    if facts.tls and not orig.tls:
+        problems.append("uses thread-local storage, which the original function does not")
+    for sec, size in sorted(facts.writable.items()):
+        if size and not orig.writable.get(sec):
+            problems.append(f"holds writable state ({sec}, {size} bytes) that the original function does not have")
+        elif size > orig.writable.get(sec, 0):
+            problems.append(f"holds more writable state in {sec} ({size} bytes) than the original ({orig.writable[sec]})")
+    sizes = dict(extern_sizes or {})
+    with open(path, "rb") as fh:
+        elf = ELFFile(fh)
+        symtab = elf.get_section_by_name(".symtab")
+        relocs_by_sec: dict[int, list[tuple[int, int, str]]] = {}
+        for rsec in elf.iter_sections():
+            if not isinstance(rsec, RelocationSection) or not isinstance(symtab, SymbolTableSection):
+                continue
+            target = elf.get_section(rsec["sh_info"])
+            for rel in rsec.iter_relocations():
+                typ = _reloc_type(elf, rel)
+                sym = symtab.get_symbol(rel["r_info_sym"])
+                shndx = sym["st_shndx"]
+                label = sym.name or (elf.get_section(shndx).name if isinstance(shndx, int) else "?")
+                where = f"{target.name}+{rel['r_offset']:#x}"
+                if typ in _NEVER_RELOCS:
+                    problems.append(f"{where}: relocation {typ} against {label} makes the loader run or patch code")
+                    continue
+                in_code = bool(target["sh_flags"] & SH_FLAGS.SHF_EXECINSTR)
+                if typ in _TLS_RELOCS and typ not in orig.reloc_types:
+                    problems.append(f"{where}: relocation {typ} against {label}: thread-local storage the original does not use")
+                    continue
+                if (typ not in _PLAIN_RELOCS and typ not in orig.reloc_types and typ not in _TLS_RELOCS
+                        and not (typ in _DATA_RELOCS and not in_code and not target["sh_flags"] & SH_FLAGS.SHF_WRITE
+                                 or typ in _DATA_RELOCS and target.name.startswith(".data.rel.ro"))):
+                    problems.append(f"{where}: relocation {typ} against {label}, a kind the original does not use")
+                    continue
+                if (label, rel["r_addend"]) in orig.reloc_targets:
+                    bound = None
+                elif isinstance(shndx, int):
+                    bound = (sym["st_value"], elf.get_section(shndx)["sh_size"])
+                elif label in sizes:
+                    bound = (0, sizes[label])
+                else:  # an outside symbol of unknown size: only its start (calls and plain references)
+                    bound = (0, 0)
+                if bound is not None and typ not in _TLS_RELOCS:
+                    # in an instruction, a %rip-relative field is relative to the instruction's end: 4 bytes
+                    # past the field, or up to 8 when an immediate follows it
+                    pc_insn = typ in _PC_RELATIVE and in_code
+                    lo = bound[0] + rel["r_addend"] + (4 if pc_insn else 0)
+                    hi = lo + (4 if pc_insn else 0)
+                    if typ in _PC_RELATIVE and not in_code:  # a jump table entry `label - table`: off by its place
+                        lo, hi = lo - target["sh_size"], hi + target["sh_size"]
+                    if hi < 0 or lo > bound[1]:
+                        problems.append(f"{where}: refers to {label}{rel['r_addend']:+d}, outside {label} "
+                                        f"({bound[1]} bytes): it reaches memory that is not the function's")
+                if in_code:
+                    relocs_by_sec.setdefault(rsec["sh_info"], []).append((rel["r_offset"], _WIDTH.get(typ, 4), typ))
+        for i, sec in enumerate(elf.iter_sections()):
+            if sec["sh_flags"] & SH_FLAGS.SHF_EXECINSTR and sec["sh_type"] != "SHT_NOBITS":
+                problems += _decode(sec.data(), sec.name, relocs_by_sec.get(i, []))
+    return problems

@@ -1,0 +1,99 @@
+/* The fixed part of the timing driver.
+ *
+ * The generated part (measure/interleaved.py) defines, before including this file:
+ *   sc_input, sc_setup(), sc_gen(i, in), SC_NEDGE   the inputs (harness/inputs_c.py)
+ *   sc_t0, sc_t1, sc_t2                          baseline, baseline again (A/A control), candidate
+ *   SC_CALL(fn, in, acc)                         one call, its result folded into acc
+ *   void sc_copy_input(const sc_input *, sc_input *)   a private copy of an input's buffers
+ *   uint64_t sc_hash_buffers(const sc_input *T, int m)  hash of what the calls wrote
+ *
+ * The driver's state (the inputs of all three, the results, the batch size) lives
+ * in page-aligned memory that is read-only while any of the three runs: a candidate
+ * that reaches it through `label+N(%rip)` can neither change its inputs nor the
+ * record of its results. Every round prints the three results; they are compared
+ * outside this process.  Each copy has its own batch loop and sits at the same
+ * offset modulo the page size, so that identical code is timed identically.
+ */
+#ifndef SC_TIMING_H
+#define SC_TIMING_H
+
+#define SC_M 512
+
+typedef struct {
+    sc_input T[3][SC_M];
+    uint64_t results[3];
+    int m_used;
+} sc_driver_state;
+
+#define SC_PAGE 4096
+static union {
+    sc_driver_state s;
+    char pages[(sizeof(sc_driver_state) + SC_PAGE - 1) / SC_PAGE * SC_PAGE];
+} SU __attribute__((aligned(SC_PAGE)));
+
+static void sc_protect(int ro) {
+    if (mprotect(&SU, sizeof SU, ro ? PROT_READ : PROT_READ | PROT_WRITE)) _exit(73);
+}
+
+#define SC_BATCH(F)                                                                   \
+    __attribute__((noinline, aligned(SC_PAGE))) static uint64_t sc_batch##F(long reps) { \
+        const sc_input *in0 = SU.s.T[F];                                             \
+        int m = SU.s.m_used;                                                          \
+        uint64_t acc = 0;                                                             \
+        sc_protect(1);                                                                \
+        uint64_t t0 = sc_now_ns();                                                    \
+        for (long r = 0; r < reps; r++)                                               \
+            for (int j = 0; j < m; j++) { const sc_input *in = &in0[j]; SC_CALL(sc_t##F, in, acc); } \
+        uint64_t t1 = sc_now_ns();                                                    \
+        sc_protect(0);                                                                \
+        SU.s.results[F] = acc;                                                        \
+        return t1 - t0;                                                               \
+    }
+SC_BATCH(0)
+SC_BATCH(1)
+SC_BATCH(2)
+static uint64_t sc_batch(int f, long reps) { return f == 0 ? sc_batch0(reps) : f == 1 ? sc_batch1(reps) : sc_batch2(reps); }
+
+int main(int argc, char **argv) {
+    if (argc != 5) { fprintf(stderr, "usage: %s ROUNDS BATCH_NS BUDGET_NS SEED\n", argv[0]); return 2; }
+    int rounds = atoi(argv[1]);
+    uint64_t target = strtoull(argv[2], 0, 10), budget = strtoull(argv[3], 0, 10), seed = strtoull(argv[4], 0, 10);
+    sc_setup();
+    sc_input tmp;
+    for (int j = 0; j < SC_M; j++) {
+        /* random inputs only: the timing should reflect typical calls, not edge cases */
+        sc_gen(SC_NEDGE + (uint64_t)j, &tmp);
+        for (int f = 0; f < 3; f++) sc_copy_input(&tmp, &SU.s.T[f][j]);
+    }
+    SU.s.m_used = 1;
+    static char outbuf[1 << 16];
+    setvbuf(stdout, outbuf, _IOFBF, sizeof outbuf);
+    sc_sandbox_protect(&SU, sizeof SU);
+    sc_sandbox_enter(SC_STRICT, -1); /* no candidate instruction has run yet */
+    /* Grow the batch from one call: first over more inputs, then by repeating them,
+     * so that expensive calls never make a single batch run for long. */
+    long reps = 1;
+    for (;;) {
+        uint64_t t = sc_batch(0, reps);
+        if (t >= target || reps > (1L << 30)) break;
+        if (SU.s.m_used < SC_M) { sc_protect(0); SU.s.m_used *= 2; }
+        else reps = t ? (long)(reps * (double)target / t) + 1 : reps * 16;
+    }
+    for (int w = 0; w < 3; w++) for (int f = 0; f < 3; f++) sc_batch(f, reps);
+    printf("calls %ld\n", reps * SU.s.m_used);
+    sc_rng order_rng = { sc_mix(seed ^ 0x0dde5ULL) };
+    uint64_t start = sc_now_ns();
+    for (int r = 0; r < rounds; r++) {
+        if (r >= 4 && sc_now_ns() - start > budget) break; /* out of time: fewer rounds, wider intervals */
+        uint64_t t[3];
+        int ord[3] = {0, 1, 2};
+        for (int s = 2; s > 0; s--) { int k = (int)sc_below(&order_rng, (uint64_t)s + 1), x = ord[s]; ord[s] = ord[k]; ord[k] = x; }
+        for (int s = 0; s < 3; s++) { int f = ord[s]; t[f] = sc_batch(f, reps); }
+        printf("%llu %llu %llu %llx %llx %llx\n", (unsigned long long)t[0], (unsigned long long)t[1], (unsigned long long)t[2],
+               (unsigned long long)SU.s.results[0], (unsigned long long)SU.s.results[1], (unsigned long long)SU.s.results[2]);
+    }
+    printf("buffers %llx %llx %llx\n", (unsigned long long)sc_hash_buffers(SU.s.T[0], SU.s.m_used),
+           (unsigned long long)sc_hash_buffers(SU.s.T[1], SU.s.m_used), (unsigned long long)sc_hash_buffers(SU.s.T[2], SU.s.m_used));
+    return 0;
+}
+#endif

@@ -1,0 +1,271 @@
+/* The fixed part of the verification harness.
+ *
+ * The generated part (verify/harness_c.py) defines, before including this file:
+ *   sc_input, sc_setup(), sc_gen(i, in)       the inputs (harness/inputs_c.py)
+ *   sc_cur                                   the index of the input being run
+ *   uint64_t sc_call(sc_input *in)           one call through the ABI trampoline; the result's bits
+ *   uint64_t sc_hash_outputs(sc_input *in)   hash of what the call wrote through its pointers
+ *   void sc_show(sc_input *in, const char *)  print an input (for reports)
+ *   void sc_show_ret(uint64_t bits)           print a result
+ *   SC_WRITES_BUFFERS                         1 when the function may write through a pointer
+ *
+ * `run N RECORD_FD MODE` writes one record per input to RECORD_FD (never to
+ * stdout, which belongs to the function under test): three 64-bit words,
+ *   status   0, or SC_CRASHED|signal, or SC_TIMED_OUT; SC_DIRTY_UPPER is or-ed in
+ *            when the call left the upper YMM state dirty
+ *   result   the bits of the return value (floats bit for bit)
+ *   outputs  hash of the buffers the function may write and of every writable global
+ * An input on which the call crashes or runs out of time is recorded and the run goes
+ * on (sigsetjmp/siglongjmp under the filter): the comparison, made outside this
+ * process, skips the inputs where the -O3 original itself fails.  A broken calling
+ * convention ends the run with SC_EXIT_ABI and a line on stderr.
+ * MODE bit 1: start every other input from randomized global state.
+ */
+#ifndef SC_VERIFY_H
+#define SC_VERIFY_H
+#include <setjmp.h>
+#include <sys/time.h>
+#include <cpuid.h>
+
+#define SC_EXIT_ABI 3
+#define SC_EXIT_CRASH 4
+#define SC_EXIT_TIMEOUT 5
+#define SC_EXIT_SYSCALL 6
+#define SC_CRASHED 0x100ULL
+#define SC_TIMED_OUT 0x200ULL
+#define SC_DIRTY_UPPER 0x10000ULL
+
+extern void sc_tramp(void);
+extern uint64_t sc_sent[6], sc_after[6], sc_junk[3], sc_rsp_before, sc_rsp_after, sc_flags_after, sc_nonce, sc_done;
+extern uint64_t sc_canary_hits, sc_upper_dirty;
+extern uint32_t sc_state[4];
+extern uint16_t sc_fenv[16];
+extern unsigned char sc_has_avx, sc_has_xinuse;
+extern void *sc_target;
+extern char sc_fn[];
+
+/* writable data of the file (sc_g*) and of the function's own statics (sc_f*): behaviour too */
+extern char __start_sc_gdata[] __attribute__((weak)), __stop_sc_gdata[] __attribute__((weak));
+extern char __start_sc_gbss[] __attribute__((weak)), __stop_sc_gbss[] __attribute__((weak));
+extern char __start_sc_fdata[] __attribute__((weak)), __stop_sc_fdata[] __attribute__((weak));
+extern char __start_sc_fbss[] __attribute__((weak)), __stop_sc_fbss[] __attribute__((weak));
+
+static volatile int sc_in_call;
+static sigjmp_buf sc_jmp;
+static unsigned sc_input_ms = 2000;
+static int sc_mode;
+static char *sc_gdata_init, *sc_gbss_init, *sc_fdata_init, *sc_fbss_init;
+
+static size_t sc_span(char *a, char *b) { return a && b && b > a ? (size_t)(b - a) : 0; }
+
+static char *sc_snapshot(char *a, char *b) {
+    size_t n = sc_span(a, b);
+    char *c = n ? malloc(n) : NULL;
+    if (c) memcpy(c, a, n);
+    return c;
+}
+
+static void sc_restore(char *a, char *b, const char *init) {
+    size_t n = sc_span(a, b);
+    if (n && init) memcpy(a, init, n);
+}
+
+static void sc_randomize(char *a, char *b, sc_rng *r) {
+    size_t n = sc_span(a, b);
+    for (size_t i = 0; i < n; i++) a[i] = (char)sc_next(r);
+}
+
+/* Every input starts from the same global state: the program's initial values,
+ * or (MODE bit 1, every other input) random contents of the file's globals. */
+static void sc_globals_for(uint64_t i) {
+    sc_restore(__start_sc_gdata, __stop_sc_gdata, sc_gdata_init);
+    sc_restore(__start_sc_gbss, __stop_sc_gbss, sc_gbss_init);
+    sc_restore(__start_sc_fdata, __stop_sc_fdata, sc_fdata_init);
+    sc_restore(__start_sc_fbss, __stop_sc_fbss, sc_fbss_init);
+    if ((sc_mode & 1) && (i & 1)) {
+        sc_rng r = { sc_mix(0x61b7a1ULL ^ (i * 0x9e3779b97f4a7c15ULL)) };
+        sc_randomize(__start_sc_gdata, __stop_sc_gdata, &r);
+        sc_randomize(__start_sc_gbss, __stop_sc_gbss, &r);
+    }
+}
+
+static uint64_t sc_hash_globals(uint64_t h) {
+    h = sc_fnv(h, __start_sc_gdata, sc_span(__start_sc_gdata, __stop_sc_gdata));
+    h = sc_fnv(h, __start_sc_gbss, sc_span(__start_sc_gbss, __stop_sc_gbss));
+    h = sc_fnv(h, __start_sc_fdata, sc_span(__start_sc_fdata, __stop_sc_fdata));
+    h = sc_fnv(h, __start_sc_fbss, sc_span(__start_sc_fbss, __stop_sc_fbss));
+    return h;
+}
+
+static void sc_on_signal(int sig) {
+    if (sc_in_call) {
+        sc_in_call = 0;
+        siglongjmp(sc_jmp, sig);
+    }
+    sc_write_s(2, "harness failure at input ");
+    sc_write_u64(2, sc_cur);
+    sc_write_s(2, " signal ");
+    sc_write_u64(2, (uint64_t)sig);
+    sc_write_s(2, "\n");
+    _exit(SC_EXIT_CRASH);
+}
+
+static void sc_on_sigsys(int sig, siginfo_t *si, void *ctx) {
+    (void)sig; (void)ctx;
+    sc_write_s(2, "forbidden system call ");
+    sc_write_u64(2, (uint64_t)si->si_syscall);
+    sc_write_s(2, " at input ");
+    sc_write_u64(2, sc_cur);
+    sc_write_s(2, "\n");
+    _exit(SC_EXIT_SYSCALL);
+}
+
+/* Before each call: fresh sentinels for the callee-saved registers, junk in the
+ * call-clobbered ones, a fresh nonce for the return path and the canaries. */
+static void sc_arm(void) {
+    sc_rng jr = { sc_mix(sc_cur ^ 0xabcdef12345ULL) };
+    for (int k = 0; k < 6; k++) sc_sent[k] = sc_next(&jr);
+    for (int k = 0; k < 3; k++) sc_junk[k] = sc_next(&jr);
+    sc_nonce = sc_next(&jr) | 1;
+    sc_done = 0;
+    sc_target = sc_fn;
+}
+
+/* Junk for the upper half of a 32-bit (or narrower) argument register: varied bits, sometimes zero. */
+static uint64_t sc_upper_junk(uint64_t k) {
+    sc_rng jr = { sc_mix(sc_cur * 0x2545f4914f6cdd1dULL + k) };
+    uint64_t v = sc_next(&jr);
+    return (v & 7) == 0 ? 0 : v >> 32;
+}
+
+static const char *const sc_reg[6] = {"%rbx", "%rbp", "%r12", "%r13", "%r14", "%r15"};
+static const char *sc_abi(void) {
+    if (sc_done != sc_nonce) return "return address (did not return through the caller)";
+    for (int k = 0; k < 6; k++) if (sc_after[k] != sc_sent[k]) return sc_reg[k];
+    if (sc_rsp_after != sc_rsp_before) return "%rsp";
+    if (sc_flags_after & 0x400) return "direction flag";
+    if ((sc_state[2] & ~0x3fU) != (sc_state[0] & ~0x3fU)) return "MXCSR"; /* control bits; the status flags are not preserved */
+    if ((sc_state[3] & 0xffff) != (sc_state[1] & 0xffff)) return "x87 control word";
+    if (sc_fenv[4] != 0xffff) return "x87 register stack (not empty on return: MMX without emms?)";
+    if (sc_canary_hits) return "caller's frame (wrote above its return address)";
+    return NULL;
+}
+
+static void sc_detect_cpu(void) {
+    unsigned a, b, c, d;
+    if (__get_cpuid(1, &a, &b, &c, &d) && (c & (1u << 27)) && (c & (1u << 28))) { /* OSXSAVE, AVX */
+        sc_has_avx = 1;
+        if (__get_cpuid_count(0xd, 1, &a, &b, &c, &d) && (a & (1u << 2))) sc_has_xinuse = 1;
+    }
+}
+
+static void sc_install_handlers(void) {
+    static char altstack[1 << 16];
+    stack_t ss = { .ss_sp = altstack, .ss_size = sizeof altstack };
+    sigaltstack(&ss, NULL);
+    struct sigaction sa; memset(&sa, 0, sizeof sa);
+    sa.sa_handler = sc_on_signal; sa.sa_flags = SA_ONSTACK | SA_NODEFER; /* NODEFER: no sigprocmask after siglongjmp */
+    int sigs[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGTRAP, SIGALRM, SIGABRT};
+    for (unsigned s = 0; s < sizeof sigs / sizeof *sigs; s++) sigaction(sigs[s], &sa, NULL);
+    sa.sa_handler = NULL; sa.sa_sigaction = sc_on_sigsys; sa.sa_flags = SA_ONSTACK | SA_SIGINFO;
+    sigaction(SIGSYS, &sa, NULL);
+}
+
+static void sc_input_timer(unsigned ms) {
+    struct itimerval t = { {0, 0}, { ms / 1000, (ms % 1000) * 1000 } };
+    setitimer(ITIMER_REAL, &t, NULL);
+}
+
+/* One call, contained: the status word of the record. */
+static uint64_t sc_one(sc_input *in, uint64_t *ret, uint64_t *outputs) {
+    int sig;
+    sc_globals_for(sc_cur);
+    sc_arm();
+    sc_input_timer(sc_input_ms);
+    sc_in_call = 1;
+    if ((sig = sigsetjmp(sc_jmp, 0)) != 0) {
+        sc_input_timer(0);
+        __asm__ volatile("fninit\n\tcld" ::: "memory");
+        uint32_t mx = 0x1f80; __asm__ volatile("ldmxcsr %0" :: "m"(mx));
+        *ret = 0; *outputs = 0;
+        return sig == SIGALRM ? SC_TIMED_OUT : SC_CRASHED | (uint64_t)sig;
+    }
+    *ret = sc_call(in);
+    sc_in_call = 0;
+    sc_input_timer(0);
+    *outputs = sc_hash_globals(sc_hash_outputs(in));
+    return sc_upper_dirty ? SC_DIRTY_UPPER : 0;
+}
+
+static uint64_t sc_recbuf[3 * 1024];
+static unsigned sc_nrec;
+static int sc_record_fd = -1;
+static void sc_flush_records(void) {
+    const char *p = (const char *)sc_recbuf;
+    size_t left = sc_nrec * sizeof(uint64_t);
+    while (left) { ssize_t w = write(sc_record_fd, p, left); if (w <= 0) _exit(SC_EXIT_CRASH); p += w; left -= (size_t)w; }
+    sc_nrec = 0;
+}
+
+int main(int argc, char **argv) {
+    sc_install_handlers();
+    sc_detect_cpu();
+    static char outbuf[1 << 16];
+    setvbuf(stdout, outbuf, _IOFBF, sizeof outbuf); /* no allocation once sandboxed */
+    sc_setup();
+    sc_gdata_init = sc_snapshot(__start_sc_gdata, __stop_sc_gdata);
+    sc_gbss_init = sc_snapshot(__start_sc_gbss, __stop_sc_gbss);
+    sc_fdata_init = sc_snapshot(__start_sc_fdata, __stop_sc_fdata);
+    sc_fbss_init = sc_snapshot(__start_sc_fbss, __stop_sc_fbss);
+    sc_input in_s, *in = &in_s;
+    if (argc == 4 && !strcmp(argv[1], "show")) {
+        sc_cur = strtoull(argv[2], 0, 10);
+        sc_mode = atoi(argv[3]);
+        sc_gen(sc_cur, in);
+        sc_show(in, "f");
+        fflush(stdout);
+        sc_sandbox_enter(SC_STRICT, -1);
+        uint64_t ret, outputs, st = sc_one(in, &ret, &outputs);
+        fflush(stdout);
+        if (st & (SC_CRASHED | SC_TIMED_OUT)) {
+            printf(st & SC_TIMED_OUT ? "(no result: timed out)\n" : "(no result: crashed with signal %d)\n", (int)(st & 0xff));
+            fflush(stdout);
+            return 0;
+        }
+        sc_show_ret(ret);
+        if (SC_WRITES_BUFFERS) sc_show(in, "after: f");
+        fflush(stdout);
+        return 0;
+    }
+    if (argc != 5 || strcmp(argv[1], "run")) {
+        fprintf(stderr, "usage: %s run N RECORD_FD MODE | show I MODE\n", argv[0]);
+        return 2;
+    }
+    uint64_t n = strtoull(argv[2], 0, 10);
+    sc_record_fd = atoi(argv[3]);
+    sc_mode = atoi(argv[4]);
+    if (n > SC_NINPUTS) n = SC_NINPUTS;
+    sc_sandbox_enter(SC_STRICT, sc_record_fd);
+    for (sc_cur = 0; sc_cur < n; sc_cur++) {
+        sc_gen(sc_cur, in);
+        uint64_t *rec = sc_recbuf + sc_nrec;
+        rec[0] = sc_one(in, &rec[1], &rec[2]);
+        const char *abi;
+        if (!(rec[0] & (SC_CRASHED | SC_TIMED_OUT)) && (abi = sc_abi())) {
+            sc_flush_records();
+            fflush(stdout);
+            sc_write_s(2, "abi-violation at input ");
+            sc_write_u64(2, sc_cur);
+            sc_write_s(2, ": ");
+            sc_write_s(2, abi);
+            sc_write_s(2, "\n");
+            return SC_EXIT_ABI;
+        }
+        sc_nrec += 3;
+        if (sc_nrec == sizeof sc_recbuf / sizeof *sc_recbuf) sc_flush_records();
+    }
+    sc_flush_records();
+    fflush(stdout);
+    return 0;
+}
+#endif

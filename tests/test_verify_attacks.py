@@ -1,0 +1,146 @@
+"""The function harness against candidates built to get past it: each one is wrong
+in one way that a weaker harness missed, and must be rejected with a correctness
+or safety reason (never accepted, never merely "not faster")."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from supercoder_lsp import build
+from supercoder_lsp.asm.cut import cut_function
+from supercoder_lsp.asm.features import cpu_flags
+from supercoder_lsp.harness.plan import make_plan
+from supercoder_lsp.model import BuildConfig
+from supercoder_lsp.source import parse_functions
+from test_verify import asm_fn, check_asm, make_harness
+
+FIX = Path(__file__).parent / "fixtures" / "verify"
+ATT = FIX / "attacks"
+
+
+def variant(tmp: Path, c_file: Path, name: str, flags=("-O3",)) -> str:
+    """A rewrite written in C and compiled by gcc: real compiler output, wrong on purpose."""
+    cfg = BuildConfig("gcc", flags, "test", str(c_file.parent))
+    return cut_function(build.compile_to_asm(c_file, cfg, tmp / f"{c_file.stem}.s"), name).text
+
+
+def verdict(tmp: Path, original: str, wrong: str, name: str, **kw):
+    h, cut = make_harness(tmp, ATT / original, name, **kw)
+    assert check_asm(h, tmp, cut.text, "self").ok  # the original against itself passes
+    return h, check_asm(h, tmp, variant(tmp, ATT / wrong, name), "wrong")
+
+
+def test_long_arrays_catch_lane_sums_that_wrap(tmp_path):
+    """Eight 16-bit lane sums are right on every array up to a couple of thousand bytes."""
+    h, chk = verdict(tmp_path, "sum_bytes.c", "sum_bytes_lanes16.c", "sum_bytes")
+    assert (chk.ok, chk.reason) == (False, "wrong-output"), chk.detail
+    n = int(chk.detail.split("elements)")[0].rsplit("(", 1)[1].split()[0])
+    assert n > 2000  # a length that the old 64-element cap never reached
+
+
+def test_a_signed_length_is_also_negative(tmp_path):
+    """Treating `int n` as unsigned reads far past an empty buffer where the original reads nothing."""
+    h, chk = verdict(tmp_path, "sum_ints.c", "sum_ints_unsigned.c", "sum_ints")
+    assert (chk.ok, chk.reason) == (False, "crash"), chk.detail
+    assert "n=-" in chk.detail
+
+
+def test_two_pointers_share_a_length_and_may_overlap(tmp_path):
+    """dst and src both get buffers sized by n, and overlapping ones where C allows it."""
+    fn = next(f for f in parse_functions((ATT / "inc_copy.c").read_text()) if f.name == "inc_copy")
+    plan = make_plan(fn.signature)
+    assert plan.supported, plan.why
+    assert [p.role for p in plan.params] == ["array", "array", "length"]
+    h, chk = verdict(tmp_path, "inc_copy.c", "inc_copy_restrict.c", "inc_copy")
+    assert (chk.ok, chk.reason) == (False, "wrong-output"), chk.detail
+
+
+def test_a_write_before_the_start_of_a_buffer_crashes(tmp_path):
+    h, cut = make_harness(tmp_path, FIX / "funcs" / "scale.c", "scale")
+    # v[i] *= k, and v[-1] rewritten with its own value: harmless unless the page before v is guarded
+    body = ("\ttestq %rsi, %rsi\n\tje .Ld\n\tmovsd -8(%rdi), %xmm1\n\tmovsd %xmm1, -8(%rdi)\n\txorl %eax, %eax\n"
+            ".Ll:\n\tmovsd (%rdi,%rax,8), %xmm1\n\tmulsd %xmm0, %xmm1\n\tmovsd %xmm1, (%rdi,%rax,8)\n\tincq %rax\n"
+            "\tcmpq %rax, %rsi\n\tjne .Ll\n.Ld:\n\tret")
+    chk = check_asm(h, tmp_path, asm_fn("scale", body), "underwrite")
+    assert (chk.ok, chk.reason) == (False, "crash"), chk.detail
+
+
+@pytest.mark.parametrize("wrong", ["table_off_by_one.c", "table_forgets_last.c"], ids=["reads-wrong-entry", "skips-global-write"])
+def test_globals_start_realistic_and_are_compared(tmp_path, wrong):
+    """A table the program fills at start-up is random in the harness (not all zeros), and writes to globals count."""
+    h, chk = verdict(tmp_path, "table.c", wrong, "lookup")
+    assert (chk.ok, chk.reason) == (False, "wrong-output"), chk.detail
+
+
+def test_inputs_where_the_original_crashes_are_skipped_not_fatal(tmp_path):
+    h, chk = verdict(tmp_path, "divide.c", "divide_trap7.c", "divide")
+    assert 0 < h.skipped < h.n_inputs // 2  # b == 0 and INT_MIN / -1
+    assert "skipped: the -O3 original crashes" in h.describe_inputs()
+    assert (chk.ok, chk.reason) == (False, "crash"), chk.detail
+    assert "b=7" in chk.detail
+
+
+def test_float_results_are_compared_bit_for_bit(tmp_path):
+    """Clearing the sign of a NaN: equal under any-NaN comparison, different bits."""
+    h, chk = verdict(tmp_path, "magnitude.c", "magnitude_fabs.c", "magnitude")
+    assert (chk.ok, chk.reason) == (False, "wrong-output"), chk.detail
+    assert "nan" in chk.detail.lower()
+
+
+def test_output_of_a_function_that_prints_is_compared_and_records_survive(tmp_path):
+    src = tmp_path / "noisy.c"
+    src.write_text('#include <stdio.h>\nint noisy(int x) { printf("x=%d\\n", x); return x + 1; }\n')
+    h, cut = make_harness(tmp_path, src, "noisy", n_random=2000)
+    assert check_asm(h, tmp_path, cut.text, "self").ok
+    quiet = tmp_path / "quiet.c"
+    quiet.write_text("int noisy(int x) { return x + 1; }\n")
+    chk = check_asm(h, tmp_path, variant(tmp_path, quiet, "noisy"), "quiet")
+    assert (chk.ok, chk.reason) == (False, "wrong-output"), chk.detail
+    assert "printed different output" in chk.detail
+
+
+# --- the calling convention ---------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def popcount(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("abi")
+    h, cut = make_harness(tmp, FIX / "popcount.c", "popcount", n_random=5000)
+    return h, tmp
+
+
+@pytest.mark.parametrize("body,reason,what", [
+    pytest.param("\tpopcntq %rdi, %rax\n\tmovq %rdi, %mm0\n\tret", "abi-violation", "x87 register stack", id="mmx-without-emms"),
+    pytest.param("\tpopcntq %rdi, %rax\n\tmovq $0, 8(%rsp)\n\tret", "abi-violation", "caller's frame", id="writes-caller-frame"),
+    pytest.param("\tpopcntq %rdi, %rax\n\tmovq %rax, 40(%rsp)\n\tret", "abi-violation", "caller's frame", id="writes-padding-slot"),
+    pytest.param("\tpopcntq %rdi, %rax\n\taddq %rsi, %rax\n\tret", "wrong-output", "", id="reads-unused-argument-register"),
+    pytest.param("\tpopcntq %rdi, %rdi\n\taddq %rdi, %rax\n\tret", "wrong-output", "", id="reads-rax-on-entry"),
+])
+def test_calling_convention(popcount, body, reason, what):
+    h, tmp = popcount
+    chk = check_asm(h, tmp, asm_fn("popcount", body), f"abi-{abs(hash(body))}")
+    assert (chk.ok, chk.reason) == (False, reason), chk.detail
+    assert what in chk.detail
+
+
+@pytest.mark.skipif("avx" not in cpu_flags(), reason="needs a CPU with AVX")
+def test_dirty_upper_ymm_state_is_an_abi_violation(popcount):
+    h, tmp = popcount
+    chk = check_asm(h, tmp, asm_fn("popcount", "\tvpcmpeqd %ymm1, %ymm1, %ymm1\n\tpopcntq %rdi, %rax\n\tret"), "ymm")
+    assert (chk.ok, chk.reason) == (False, "abi-violation"), chk.detail
+    assert "vzeroupper" in chk.detail
+    clean = check_asm(h, tmp, asm_fn("popcount", "\tvpcmpeqd %ymm1, %ymm1, %ymm1\n\tvzeroupper\n\tpopcntq %rdi, %rax\n\tret"), "ymm-clean")
+    assert clean.ok, clean.detail
+
+
+@pytest.mark.skipif("bmi1" not in cpu_flags(), reason="needs a CPU with BMI1 (tzcnt)")
+def test_upper_half_of_a_32_bit_argument_gets_varied_junk(tmp_path):
+    """tzcntq on a 32-bit argument: right for x == 0 only when bit 32 of the register happens to be set."""
+    h, cut = make_harness(tmp_path, ATT / "ctz32.c", "ctz32")
+    chk = check_asm(h, tmp_path, asm_fn("ctz32", "\ttzcntq %rdi, %rax\n\tret"), "tzcnt64")
+    assert (chk.ok, chk.reason) == (False, "wrong-output"), chk.detail
+    assert "ctz32(x=0)" in chk.detail
+    right = check_asm(h, tmp_path, asm_fn("ctz32", "\ttzcntl %edi, %eax\n\tret"), "tzcnt32")
+    assert right.ok, right.detail
