@@ -26,6 +26,7 @@ from .stopwatch import Stopwatch
 from .verify.function_check import FunctionHarness
 from .verify.program import first_difference, run_tests
 from .verify.sandbox import run_limited
+from .verify.thunk import CHECKING_ALLOCATOR, checked_objects
 
 
 @dataclass
@@ -108,8 +109,17 @@ class Judge:
                 load_time = check_linked(cand_exe, self._reference())
                 if load_time:
                     return reject("unsafe", "; ".join(load_time))
-                if ctx.tests:
-                    pc = run_tests(cand_exe, ctx.tests, expected_status=self._reference_status())
+                if ctx.tests:  # behind the checking thunk, with the checking allocator
+                    checked = fdir / f"prog-{cand.label}-checked"
+                    try:
+                        build.link([self.rest_obj, *checked_objects(cobj, fn.name, fdir / "checked"), ctx.program_sandbox()],
+                                   checked, compiler=ctx.cfg.compiler)
+                    except build.BuildError as e:
+                        return reject("link-error", e.output)
+                    load_time = check_linked(checked, self._reference())
+                    if load_time:
+                        return reject("unsafe", "; ".join(load_time))
+                    pc = run_tests(checked, ctx.tests, expected_status=self._reference_status(), env=CHECKING_ALLOCATOR)
                     r.tests_passed = pc.passed
                     if not pc.ok:
                         return reject(pc.reason, pc.detail)
@@ -127,8 +137,11 @@ class Judge:
             if differs:
                 return reject("wrong-output", differs)
             with sw_c("measure"):
-                r.program_timing = time_programs(ctx.baseline_program(), cand_exe, bench_input=self.bench_input,
-                                                 workload=self.workload, workdir=fdir, min_speedup=self.min_speedup)
+                try:
+                    r.program_timing = time_programs(ctx.baseline_program(), cand_exe, bench_input=self.bench_input,
+                                                     workload=self.workload, workdir=fdir, min_speedup=self.min_speedup)
+                except RuntimeError as e:  # this candidate's timing failed: the others go on
+                    return reject("not-faster", f"could not be timed: {e}")
         fast = r.timing.significant if r.timing else (r.program_timing.significant if r.program_timing else False)
         if r.timing is None and r.program_timing is None:
             return reject("not-faster", "could not be timed: no function harness and no --bench-input/--workload")
@@ -145,7 +158,8 @@ class Judge:
     def _reference_status(self) -> dict[str, int]:
         """The -O3 program's exit status on each program test."""
         if self._ref_status is None:
-            self._ref_status = {name: run_limited([str(self._reference())], timeout=10, stdin_path=str(inp)).returncode
+            self._ref_status = {name: run_limited([str(self._reference())], timeout=10, stdin_path=str(inp),
+                                                  env=CHECKING_ALLOCATOR).returncode
                                 for name, inp, _ in self.ctx.tests or []}
         return self._ref_status
 

@@ -36,6 +36,7 @@ from .propose.compilers import CompilersProposer
 from .propose.replay import ReplayProposer
 from .source import parse_functions
 from .stopwatch import Stopwatch
+from .verify import VERIFIER_VERSION
 from .verify.function_check import FunctionHarness
 from .verify.program import find_tests
 
@@ -105,6 +106,7 @@ def environment(cfg: BuildConfig, opts: Options) -> dict:
         "proposers": list(opts.proposers),
         "samples": opts.samples,
         "supercoder_version": __version__,
+        "verifier_version": VERIFIER_VERSION,
         "hyperfine": tools.version("hyperfine") if tools.which("hyperfine") else None,
     }
 
@@ -234,7 +236,7 @@ class Pipeline:
             tests.append([name, hashlib.sha256(i.read_bytes() + b"\0" + o.read_bytes()).hexdigest()])
         bench = hashlib.sha256(Path(self.opts.bench_input).read_bytes()).hexdigest() if self.opts.bench_input else None
         key = {
-            "schema": SCHEMA_VERSION, "version": __version__, "function": fn.name,
+            "schema": SCHEMA_VERSION, "version": __version__, "verifier": VERIFIER_VERSION, "function": fn.name,
             # the whole file: the function's code depends on what it calls and what is inlined into it
             "source": hashlib.sha256(ctx.text.encode()).hexdigest(),
             "compiler": env["compiler"], "compiler_version": env["compiler_version"], "flags": env["flags"],

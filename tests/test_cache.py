@@ -66,3 +66,17 @@ def test_unwritable_cache_reports_instead_of_failing(tmp_path):
     assert cache.problem and "cache" in cache.problem
     assert cache.put("aa" * 32, result(0)) is False
     assert cache.get("aa" * 32) is None
+
+
+def test_a_verdict_from_another_verifier_version_is_not_served(tmp_path, monkeypatch):
+    """A verdict reached by a weaker verifier must not survive a change to what is checked."""
+    from supercoder_lsp import pipeline
+
+    verify = Path(__file__).parent / "fixtures" / "verify"
+    opts = pipeline.Options(proposers=("replay",), candidates_dir=verify / "cands", samples=1, n_random=1000, rounds=6,
+                            functions=("popcount",), cache_dir=tmp_path)
+    monkeypatch.setattr(pipeline, "VERIFIER_VERSION", 1)
+    assert pipeline.Pipeline(opts).run(verify / "popcount.c").functions[0].cached is False
+    assert pipeline.Pipeline(opts).run(verify / "popcount.c").functions[0].cached is True
+    monkeypatch.setattr(pipeline, "VERIFIER_VERSION", 2)
+    assert pipeline.Pipeline(opts).run(verify / "popcount.c").functions[0].cached is False

@@ -94,6 +94,13 @@ static int sc_sandbox_install(int kind, int record_fd) {
         BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, PROT_EXEC, 0, 1),
         SC_RET(deny),
         SC_RET(SECCOMP_RET_ALLOW),
+        /* kill/tgkill of this very process (raise, abort): the signal is the program's verdict */
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_tgkill, 1, 0),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_kill, 0, 4),
+        SC_LD_ARG(0),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (unsigned)getpid(), 0, 1),
+        SC_RET(SECCOMP_RET_ALLOW),
+        SC_RET(deny),
         /* isatty() on stdio: answer "not a terminal" */
         BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_ioctl, 0, 1),
         SC_RET(SECCOMP_RET_ERRNO | ENOTTY),

@@ -3,6 +3,7 @@
  * The generated part (measure/interleaved.py) defines, before including this file:
  *   sc_input, sc_setup(), sc_gen(i, in), SC_NEDGE   the inputs (harness/inputs_c.py)
  *   sc_t0, sc_t1, sc_t2                          baseline, baseline again (A/A control), candidate
+ *   RET_T, PROTO_T                               their return type and parameter list
  *   SC_CALL(fn, in, acc)                         one call, its result folded into acc
  *   void sc_copy_input(const sc_input *, sc_input *)   a private copy of an input's buffers
  *   uint64_t sc_hash_buffers(const sc_input *T, int m)  hash of what the calls wrote
@@ -11,17 +12,22 @@
  * in page-aligned memory that is read-only while any of the three runs: a candidate
  * that reaches it through `label+N(%rip)` can neither change its inputs nor the
  * record of its results. Every round prints the three results; they are compared
- * outside this process.  Each copy has its own batch loop and sits at the same
- * offset modulo the page size, so that identical code is timed identically.
+ * outside this process.  The three copies sit at the same offset from a page
+ * boundary; each process draws which loop and which copy of the inputs each
+ * copy gets, so that identical code is timed identically on average.
  */
 #ifndef SC_TIMING_H
 #define SC_TIMING_H
 
 #define SC_M 512
 
+typedef RET_T (*sc_fn_t)(PROTO_T);
+#define SC_PAD_MAX 64 /* inputs of padding before the first slot: a random layout per process */
 typedef struct {
-    sc_input T[3][SC_M];
-    uint64_t results[3];
+    sc_input buf[3 * SC_M + SC_PAD_MAX];
+    const sc_input *slot[3]; /* the inputs the loop of each copy reads */
+    sc_fn_t fn[3];           /* the copy each loop calls */
+    uint64_t loop_results[3], results[3]; /* per loop, per copy */
     int m_used;
 } sc_driver_state;
 
@@ -35,35 +41,60 @@ static void sc_protect(int ro) {
     if (mprotect(&SU, sizeof SU, ro ? PROT_READ : PROT_READ | PROT_WRITE)) _exit(73);
 }
 
+/* Three identical loops, one per copy. Which data slot and which loop a copy gets is
+ * drawn anew in every process: the luck of a layout (cache and predictor aliasing
+ * moved identical code by 30% here) falls on all three alike, and the A/A pair shows it. */
 #define SC_BATCH(F)                                                                   \
-    __attribute__((noinline, aligned(SC_PAGE))) static uint64_t sc_batch##F(long reps) { \
-        const sc_input *in0 = SU.s.T[F];                                             \
+    __attribute__((noinline, aligned(64))) static uint64_t sc_batch##F(long reps) {  \
+        const sc_input *in0 = SU.s.slot[F];                                          \
+        sc_fn_t fn = SU.s.fn[F];                                                      \
         int m = SU.s.m_used;                                                          \
         uint64_t acc = 0;                                                             \
         sc_protect(1);                                                                \
         uint64_t t0 = sc_now_ns();                                                    \
         for (long r = 0; r < reps; r++)                                               \
-            for (int j = 0; j < m; j++) { const sc_input *in = &in0[j]; SC_CALL(sc_t##F, in, acc); } \
+            for (int j = 0; j < m; j++) { const sc_input *in = &in0[j]; SC_CALL(fn, in, acc); } \
         uint64_t t1 = sc_now_ns();                                                    \
         sc_protect(0);                                                                \
-        SU.s.results[F] = acc;                                                        \
+        SU.s.loop_results[F] = acc;                                                   \
         return t1 - t0;                                                               \
     }
 SC_BATCH(0)
 SC_BATCH(1)
 SC_BATCH(2)
-static uint64_t sc_batch(int f, long reps) { return f == 0 ? sc_batch0(reps) : f == 1 ? sc_batch1(reps) : sc_batch2(reps); }
+static int sc_loop_of[3]; /* copy -> loop */
+static uint64_t sc_batch(int f, long reps) {
+    int k = sc_loop_of[f];
+    uint64_t t = k == 0 ? sc_batch0(reps) : k == 1 ? sc_batch1(reps) : sc_batch2(reps);
+    SU.s.results[f] = SU.s.loop_results[k];
+    return t;
+}
+
+static void sc_shuffle(int *a, sc_rng *r) {
+    for (int s = 2; s > 0; s--) { int k = (int)sc_below(r, (uint64_t)s + 1), x = a[s]; a[s] = a[k]; a[k] = x; }
+}
 
 int main(int argc, char **argv) {
     if (argc != 5) { fprintf(stderr, "usage: %s ROUNDS BATCH_NS BUDGET_NS SEED\n", argv[0]); return 2; }
     int rounds = atoi(argv[1]);
     uint64_t target = strtoull(argv[2], 0, 10), budget = strtoull(argv[3], 0, 10), seed = strtoull(argv[4], 0, 10);
     sc_setup();
+    sc_rng lay = { sc_mix(seed ^ 0x1a7e5ULL) };
+    int data_of[3] = {0, 1, 2}, loops[3] = {0, 1, 2};
+    sc_shuffle(data_of, &lay);
+    sc_shuffle(loops, &lay);
+    size_t pad = (size_t)sc_below(&lay, SC_PAD_MAX + 1);
+    sc_fn_t copies[3] = { sc_t0, sc_t1, sc_t2 };
+    for (int f = 0; f < 3; f++) {
+        sc_loop_of[f] = loops[f];
+        SU.s.slot[loops[f]] = SU.s.buf + pad + (size_t)data_of[f] * SC_M;
+        SU.s.fn[loops[f]] = copies[f];
+    }
     sc_input tmp;
     for (int j = 0; j < SC_M; j++) {
         /* random inputs only: the timing should reflect typical calls, not edge cases */
         sc_gen(SC_NEDGE + (uint64_t)j, &tmp);
-        for (int f = 0; f < 3; f++) sc_copy_input(&tmp, &SU.s.T[f][j]);
+        for (int f = 0; f < 3; f++) sc_copy_input(&tmp, (sc_input *)&SU.s.slot[loops[f]][j]);
     }
     SU.s.m_used = 1;
     static char outbuf[1 << 16];
@@ -87,13 +118,14 @@ int main(int argc, char **argv) {
         if (r >= 4 && sc_now_ns() - start > budget) break; /* out of time: fewer rounds, wider intervals */
         uint64_t t[3];
         int ord[3] = {0, 1, 2};
-        for (int s = 2; s > 0; s--) { int k = (int)sc_below(&order_rng, (uint64_t)s + 1), x = ord[s]; ord[s] = ord[k]; ord[k] = x; }
+        sc_shuffle(ord, &order_rng);
         for (int s = 0; s < 3; s++) { int f = ord[s]; t[f] = sc_batch(f, reps); }
         printf("%llu %llu %llu %llx %llx %llx\n", (unsigned long long)t[0], (unsigned long long)t[1], (unsigned long long)t[2],
                (unsigned long long)SU.s.results[0], (unsigned long long)SU.s.results[1], (unsigned long long)SU.s.results[2]);
     }
-    printf("buffers %llx %llx %llx\n", (unsigned long long)sc_hash_buffers(SU.s.T[0], SU.s.m_used),
-           (unsigned long long)sc_hash_buffers(SU.s.T[1], SU.s.m_used), (unsigned long long)sc_hash_buffers(SU.s.T[2], SU.s.m_used));
+    printf("buffers %llx %llx %llx\n", (unsigned long long)sc_hash_buffers(SU.s.slot[loops[0]], SU.s.m_used),
+           (unsigned long long)sc_hash_buffers(SU.s.slot[loops[1]], SU.s.m_used),
+           (unsigned long long)sc_hash_buffers(SU.s.slot[loops[2]], SU.s.m_used));
     return 0;
 }
 #endif

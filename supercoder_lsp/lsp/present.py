@@ -36,7 +36,7 @@ def headline(result: dict) -> str | None:
     uses = f", uses {', '.join(best['features'])}" if best.get("features") else ""
     cand = next((c for c in result["candidates"] if c["label"] == best["label"]), {})
     how = (f" - verified on {cand['inputs_checked']:,} inputs" if cand.get("inputs_checked")
-           else f" - {cand.get('tests_passed', 0)} program tests pass")
+           else f" - only {cand.get('tests_passed', 0)} program tests pass (no function harness)")
     return f"{sp:.2f}x faster (95% CI {ci[0]:.2f}-{ci[1]:.2f}){uses}{how}"
 
 

@@ -37,7 +37,8 @@ def time_programs(base_exe: Path, cand_exe: Path, *, bench_input: Path | None = 
     base_cmd = command_for(base_exe, bench_input, workload)
     cand_cmd = command_for(cand_exe, bench_input, workload)
     out = workdir / f"hyperfine-{cand_exe.name}.json"
-    argv = [hf, "--style", "none", "--warmup", str(warmup), "--min-runs", str(min_runs), "--export-json", str(out),
+    # -i: a program's exit status is its own business here (it is compared with the original's before timing)
+    argv = [hf, "--style", "none", "-i", "--warmup", str(warmup), "--min-runs", str(min_runs), "--export-json", str(out),
             "-n", "baseline", base_cmd, "-n", "candidate", cand_cmd, "-n", "baseline-again", base_cmd]
     # Candidate programs contain themselves (a seccomp constructor); hyperfine and
     # everything it starts run in their own session, killed whole on timeout.

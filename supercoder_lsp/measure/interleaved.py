@@ -54,6 +54,8 @@ def render_timing(plan: Plan, seed: int) -> str:
 #include "sc_sandbox.h"
 {render_inputs(plan, seed, N_TIMING_INPUTS * 4)}
 extern {ret} sc_t0({proto}), sc_t1({proto}), sc_t2({proto});
+#define RET_T {ret}
+#define PROTO_T {proto}
 #define SC_CALL(fn, in, acc) {body}
 static void sc_copy_input(const sc_input *src, sc_input *dst) {{ *dst = *src; {' '.join(copies)} }}
 static uint64_t sc_hash_buffers(const sc_input *T, int m) {{

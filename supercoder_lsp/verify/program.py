@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .sandbox import run_limited
+from .thunk import ABI_MARK
 
 
 @dataclass
@@ -43,10 +44,14 @@ def _show(b: bytes) -> str:
 
 
 def run_tests(exe: Path, tests: list[tuple[str, Path, Path]], timeout: float = 10.0,
-              expected_status: dict[str, int] | None = None) -> ProgramCheck:
+              expected_status: dict[str, int] | None = None, env: dict | None = None) -> ProgramCheck:
+    """Run every test; `env` adds to the program's environment (the checking allocator)."""
     passed = 0
     for name, inp, out in tests:
-        r = run_limited([str(exe)], timeout=timeout, stdin_path=str(inp), binary=True)
+        r = run_limited([str(exe)], timeout=timeout, stdin_path=str(inp), binary=True, env=env)
+        if ABI_MARK in r.stderr:
+            what = r.stderr.split(ABI_MARK, 1)[1].splitlines()[0]
+            return ProgramCheck(False, "abi-violation", f"test {name}: {what}", passed)
         if r.killed_by_seccomp:
             return ProgramCheck(False, "unsafe", f"test {name}: made a forbidden system call; the seccomp filter stopped it", passed)
         if r.timed_out:

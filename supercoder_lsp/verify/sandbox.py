@@ -67,17 +67,17 @@ def _env() -> dict:
 
 
 def run_limited(argv: list[str], *, timeout: float, stdin_path: str | None = None, binary: bool = False,
-                pass_fds: tuple[int, ...] = (), cwd: str | None = None) -> RunResult:
+                pass_fds: tuple[int, ...] = (), cwd: str | None = None, env: dict | None = None) -> RunResult:
     """Run argv contained; stdout as bytes when `binary`; `pass_fds` stay open in the child
     (the harness's record descriptor); `cwd` instead of a fresh scratch directory (a user's workload
-    command, whose paths are relative to where the user runs the tool)."""
+    command, whose paths are relative to where the user runs the tool); `env` adds to the minimal environment."""
     t0 = time.perf_counter()
     scratch = tempfile.mkdtemp(prefix="sc-scratch-")
     stdin = open(stdin_path, "rb") if stdin_path else subprocess.DEVNULL
     try:
         p = subprocess.Popen([str(Path(argv[0]).resolve()), *argv[1:]], cwd=cwd or scratch, stdin=stdin,
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
-                             preexec_fn=_limits(int(timeout) + 2), close_fds=True, pass_fds=pass_fds, env=_env())
+                             preexec_fn=_limits(int(timeout) + 2), close_fds=True, pass_fds=pass_fds, env={**_env(), **(env or {})})
         try:
             out, err = p.communicate(timeout=timeout)
             timed_out = False

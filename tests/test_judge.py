@@ -1,0 +1,43 @@
+"""The whole chain for one candidate (judge.py), through the real command: checks that
+only a program, not the function harness, can make."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from supercoder_lsp import build
+from supercoder_lsp.asm.cut import cut_function
+from supercoder_lsp.model import BuildConfig
+from test_cli import by_label, run_json
+
+FIX = Path(__file__).parent / "fixtures" / "verify"
+NOHARNESS = FIX / "noharness"
+
+
+def test_without_a_function_harness_the_program_checks_abi_heap_and_the_timed_input(tmp_path):
+    """Right on every program test, yet each of these is wrong in a way a user would pay for."""
+    bench = tmp_path / "bench.in"
+    bench.write_text(" ".join(str(1000 + i * 7919 % 100_000) for i in range(100_000)))
+    data = run_json(str(NOHARNESS / "acc.c"), "-f", "add", "--candidates", str(NOHARNESS / "cands"),
+                    "--tests", str(NOHARNESS / "tests"), "--bench-input", str(bench), "-n", "10")
+    [fn] = data["functions"]
+    assert "pointer" in fn["harness"] or "struct" in fn["harness"]  # no function harness for it
+    got = by_label(fn)
+    assert got["good"]["reason"] in (None, "not-faster"), got["good"]["detail"]
+    assert got["clobber-rbx"]["reason"] == "abi-violation" and "%rbx" in got["clobber-rbx"]["detail"]
+    assert got["misaligned-memset"]["reason"] == "abi-violation" and "misaligned" in got["misaligned-memset"]["detail"]
+    assert got["heap-overrun"]["reason"] == "crash", got["heap-overrun"]["detail"]
+    assert got["wrong-on-big"]["reason"] == "wrong-output" and "bench input" in got["wrong-on-big"]["detail"]
+
+
+def test_the_original_itself_is_a_duplicate_not_a_slowdown(tmp_path):
+    """Identical code is never timed, so it can never read as '0.82x'."""
+    src = FIX / "popcount.c"
+    cands = tmp_path / "cands" / "popcount"
+    cands.mkdir(parents=True)
+    cut = cut_function(build.compile_to_asm(src, BuildConfig("gcc", ("-O3",), "t", str(FIX)), tmp_path / "b.s"), "popcount")
+    (cands / "same.s").write_text(cut.text)
+    data = run_json(str(src), "-f", "popcount", "--candidates", str(tmp_path / "cands"), "--inputs", "1000")
+    [c] = data["functions"][0]["candidates"]
+    assert c["reason"] == "duplicate" and "-O3 original" in c["detail"]
+    assert c["speedup"] is None
