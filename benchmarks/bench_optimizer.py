@@ -48,6 +48,9 @@ def row(kind: str, name: str, fn, wall: float, extra: str = "") -> str:
             sp += f" prog {best.program_timing.speedup:.2f}x"
     st = stage_totals(fn)
     stages = " ".join(f"{k}={st.get(k, 0):.1f}" for k in STAGES)
+    verified = [c.stage_seconds["verify"] for c in fn.candidates if "verify" in c.stage_seconds]
+    if verified:  # the function harness and program tests, per candidate that reached them
+        stages += f" verify/cand={sum(verified) / len(verified):.2f}"
     status = "" if fn.status == "done" else f" [{fn.status}: {fn.detail[:60]}]"
     return f"{kind:9} {name:16} {verdicts[:32]:>32} {sp:>22}  wall {wall:6.1f}s  {stages}{status} {extra}"
 

@@ -230,6 +230,11 @@ def print_table(rep: Report, console: Console) -> None:
             verdict = "[green]accepted[/]" if c.status == "accepted" else f"[red]{c.reason}[/]"
             t.add_row(c.label, verdict, _speed(c), ", ".join(c.features), c.detail.splitlines()[0][:160] if c.detail else "")
         console.print(t)
+    if any(f.best_result() is not None for f in rep.functions):
+        limits = rep.environment.get("verification_limits") or []
+        if limits:
+            console.print()
+            console.print("[dim]what verification does not establish: " + "; ".join(limits) + "[/]")
 
 
 def optimize(a: argparse.Namespace) -> int:

@@ -36,7 +36,7 @@ from .propose.compilers import CompilersProposer
 from .propose.replay import ReplayProposer
 from .source import parse_functions
 from .stopwatch import Stopwatch
-from .verify import VERIFIER_VERSION
+from .verify import LIMITS as VERIFICATION_LIMITS, VERIFIER_VERSION
 from .verify.function_check import FunctionHarness
 from .verify.program import find_tests
 
@@ -107,6 +107,7 @@ def environment(cfg: BuildConfig, opts: Options) -> dict:
         "samples": opts.samples,
         "supercoder_version": __version__,
         "verifier_version": VERIFIER_VERSION,
+        "verification_limits": list(VERIFICATION_LIMITS),
         "hyperfine": tools.version("hyperfine") if tools.which("hyperfine") else None,
     }
 

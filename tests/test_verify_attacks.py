@@ -117,6 +117,10 @@ def popcount(tmp_path_factory):
     pytest.param("\tpopcntq %rdi, %rax\n\tmovq %rax, 40(%rsp)\n\tret", "abi-violation", "caller's frame", id="writes-padding-slot"),
     pytest.param("\tpopcntq %rdi, %rax\n\taddq %rsi, %rax\n\tret", "wrong-output", "", id="reads-unused-argument-register"),
     pytest.param("\tpopcntq %rdi, %rdi\n\taddq %rdi, %rax\n\tret", "wrong-output", "", id="reads-rax-on-entry"),
+    # keeps its argument 512 bytes below the stack pointer (beyond the 128-byte red zone) while it works:
+    # a signal arriving meanwhile overwrites it, as it would in a real program
+    pytest.param("\tmovq %rdi, -512(%rsp)\n\tmovl $3000, %ecx\n.Lspin:\n\tdecl %ecx\n\tjne .Lspin\n"
+                 "\tmovq -512(%rsp), %rdi\n\tpopcntq %rdi, %rax\n\tret", "wrong-output", "", id="data-below-red-zone"),
 ])
 def test_calling_convention(popcount, body, reason, what):
     h, tmp = popcount

@@ -159,9 +159,14 @@ def _buffer(plan: Plan, k: int, p: ParamPlan, ne: int) -> list[str]:
         et = p.elem.ctype
         out.append(f"    {et} *a{k} = sc_guard_place(&sc_g[{k}], L{k} * sizeof({et}), at_start);")
         out.append(f"    {et} fill{k}; {_elem_gen(p.elem, f'fill{k}')}")
+        if p.elem.role == "int":  # one bit length per array, cheap draws per element
+            out.append(f"    int bl{k} = sc_below(&r, 4) == 0 ? (int)sc_below(&r, {p.elem.bits + 1}) : {p.elem.bits};")
+            rnd = f"a{k}[t] = ({et})sc_rand_elem(&r, bl{k}, {p.elem.bits}, {int(p.elem.signed)});"
+        else:
+            rnd = _elem_gen(p.elem, f"a{k}[t]")
         out.append(f"    for (size_t t = 0; t < L{k}; t++) {{ if (pat{k} == 1) a{k}[t] = fill{k}; "
                    f"else if (pat{k} == 0) a{k}[t] = ({et})((t & 1) ? -(int64_t)t : (int64_t)t * 0x10001); "
-                   f"else {{ {_elem_gen(p.elem, f'a{k}[t]')} }} }}")
+                   f"else {{ {rnd} }} }}")
     else:
         out.append(f"    unsigned char *a{k} = sc_guard_place(&sc_g[{k}], L{k} + 1, at_start);")
         out.append("    static const char sc_alpha[] = \"aeiouAEIOUbcdxyz XYZ0189.,\\t\";")

@@ -85,10 +85,21 @@ static inline void *sc_guard_place(sc_guard *g, size_t bytes, int at_start) {
     return at_start ? g->base : g->base + g->cap - bytes;
 }
 
+/* FNV-1a over 8-byte words (then the tail bytes): any change to any byte changes it. */
 static inline uint64_t sc_fnv(uint64_t h, const void *p, size_t n) {
     const unsigned char *c = p;
-    for (size_t i = 0; i < n; i++) { h ^= c[i]; h *= 0x100000001b3ULL; }
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) { uint64_t w; memcpy(&w, c + i, 8); h ^= w; h *= 0x100000001b3ULL; h ^= h >> 29; }
+    for (; i < n; i++) { h ^= c[i]; h *= 0x100000001b3ULL; }
     return h;
+}
+
+/* Fast random array contents: one bit length per array, then plain draws of it,
+ * sign-extended for signed elements (the spread across arrays comes from the length). */
+static inline uint64_t sc_rand_elem(sc_rng *r, int len, int bits, int is_signed) {
+    uint64_t v = len ? sc_next(r) >> (64 - len) : 0;
+    if (is_signed && bits < 64 && ((v >> (bits - 1)) & 1)) v |= ~((1ULL << bits) - 1);
+    return v;
 }
 
 /* A double with arbitrary bits (junk for unused argument registers). */

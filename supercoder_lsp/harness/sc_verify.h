@@ -24,6 +24,7 @@
 #ifndef SC_VERIFY_H
 #define SC_VERIFY_H
 #include <setjmp.h>
+#include <ucontext.h>
 #include <sys/time.h>
 #include <cpuid.h>
 
@@ -52,7 +53,7 @@ extern char __start_sc_fbss[] __attribute__((weak)), __stop_sc_fbss[] __attribut
 
 static volatile int sc_in_call;
 static sigjmp_buf sc_jmp;
-static unsigned sc_input_ms = 2000;
+static unsigned sc_input_ms = 1000; /* an input runs out of time after one to two seconds */
 static int sc_mode;
 static char *sc_gdata_init, *sc_gbss_init, *sc_fdata_init, *sc_fbss_init;
 
@@ -165,14 +166,54 @@ static void sc_install_handlers(void) {
     sigaltstack(&ss, NULL);
     struct sigaction sa; memset(&sa, 0, sizeof sa);
     sa.sa_handler = sc_on_signal; sa.sa_flags = SA_ONSTACK | SA_NODEFER; /* NODEFER: no sigprocmask after siglongjmp */
-    int sigs[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGTRAP, SIGALRM, SIGABRT};
+    int sigs[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGTRAP, SIGABRT};
     for (unsigned s = 0; s < sizeof sigs / sizeof *sigs; s++) sigaction(sigs[s], &sa, NULL);
     sa.sa_handler = NULL; sa.sa_sigaction = sc_on_sigsys; sa.sa_flags = SA_ONSTACK | SA_SIGINFO;
     sigaction(SIGSYS, &sa, NULL);
 }
 
-static void sc_input_timer(unsigned ms) {
-    struct itimerval t = { {0, 0}, { ms / 1000, (ms % 1000) * 1000 } };
+/* Interrupts while the function runs, every 200 microseconds, as a real program's
+ * signal handlers would: the memory below the interrupted code's red zone is fair
+ * game for them, so the handler (on the alternate stack) fills 2 KB of it with junk.
+ * A candidate that keeps data below its red zone loses it and gives itself away. */
+static void sc_on_tick(int sig, siginfo_t *si, void *ctx) {
+    (void)sig; (void)si;
+    unsigned char *sp = (unsigned char *)((ucontext_t *)ctx)->uc_mcontext.gregs[REG_RSP];
+    volatile unsigned char *below = sp - 128 - 2048;
+    for (unsigned i = 0; i < 2048; i++) below[i] = (unsigned char)(i * 131u + 7u);
+}
+
+static void sc_start_ticks(void) {
+    struct sigaction sa; memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = sc_on_tick; sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_RESTART;
+    sigaction(SIGPROF, &sa, NULL);
+    struct sigevent ev; memset(&ev, 0, sizeof ev);
+    ev.sigev_notify = SIGEV_SIGNAL; ev.sigev_signo = SIGPROF;
+    timer_t t;
+    if (timer_create(CLOCK_MONOTONIC, &ev, &t) == 0) {
+        struct itimerspec its = { {0, 200000}, {0, 200000} }; /* every 200 us */
+        timer_settime(t, 0, &its, NULL);
+    }
+}
+
+/* A watchdog instead of a timer per input (two system calls an input cost more than
+ * the calls themselves): every second it looks whether the input being run has
+ * changed; an input still running at the second look has run out of time. */
+static volatile uint64_t sc_watch_seen = ~0ULL;
+static void sc_on_alarm(int sig) {
+    if (sc_in_call && sc_watch_seen == sc_cur) {
+        sc_in_call = 0;
+        sc_watch_seen = ~0ULL;
+        siglongjmp(sc_jmp, sig);
+    }
+    sc_watch_seen = sc_in_call ? sc_cur : ~0ULL;
+}
+
+static void sc_start_watchdog(void) {
+    struct sigaction sa; memset(&sa, 0, sizeof sa);
+    sa.sa_handler = sc_on_alarm; sa.sa_flags = SA_ONSTACK | SA_NODEFER | SA_RESTART;
+    sigaction(SIGALRM, &sa, NULL);
+    struct itimerval t = { {sc_input_ms / 1000, 0}, {sc_input_ms / 1000, 0} };
     setitimer(ITIMER_REAL, &t, NULL);
 }
 
@@ -181,10 +222,8 @@ static uint64_t sc_one(sc_input *in, uint64_t *ret, uint64_t *outputs) {
     int sig;
     sc_globals_for(sc_cur);
     sc_arm();
-    sc_input_timer(sc_input_ms);
     sc_in_call = 1;
     if ((sig = sigsetjmp(sc_jmp, 0)) != 0) {
-        sc_input_timer(0);
         __asm__ volatile("fninit\n\tcld" ::: "memory");
         uint32_t mx = 0x1f80; __asm__ volatile("ldmxcsr %0" :: "m"(mx));
         *ret = 0; *outputs = 0;
@@ -192,7 +231,6 @@ static uint64_t sc_one(sc_input *in, uint64_t *ret, uint64_t *outputs) {
     }
     *ret = sc_call(in);
     sc_in_call = 0;
-    sc_input_timer(0);
     *outputs = sc_hash_globals(sc_hash_outputs(in));
     return sc_upper_dirty ? SC_DIRTY_UPPER : 0;
 }
@@ -224,6 +262,7 @@ int main(int argc, char **argv) {
         sc_gen(sc_cur, in);
         sc_show(in, "f");
         fflush(stdout);
+        sc_start_watchdog();
         sc_sandbox_enter(SC_STRICT, -1);
         uint64_t ret, outputs, st = sc_one(in, &ret, &outputs);
         fflush(stdout);
@@ -245,6 +284,8 @@ int main(int argc, char **argv) {
     sc_record_fd = atoi(argv[3]);
     sc_mode = atoi(argv[4]);
     if (n > SC_NINPUTS) n = SC_NINPUTS;
+    sc_start_ticks();
+    sc_start_watchdog();
     sc_sandbox_enter(SC_STRICT, sc_record_fd);
     for (sc_cur = 0; sc_cur < n; sc_cur++) {
         sc_gen(sc_cur, in);

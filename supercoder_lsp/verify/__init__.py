@@ -8,3 +8,11 @@ change to what is checked (screens, harness inputs, ABI checks, comparisons, tim
 # 1: up to 0.1.0. 2: object screen, load-time checks, per-input crash skip, globals, long and negative lengths,
 #    aliasing, bit-exact floats, caller-frame/x87/YMM checks, protected timing driver, checked whole-program runs.
 VERIFIER_VERSION = 2
+
+# What verification does not establish, said next to every claim (the CLI's notes, the JSON report).
+LIMITS = (
+    "verified by testing, not proof: an input the generator never draws can still differ",
+    "writes below the red zone are caught only when a signal lands while the data is live",
+    "the timed loop itself is not ABI-checked: a candidate could read the stack and registers of the timing driver",
+    "pointer-valued globals keep their initial values; recorded program state is not replayed",
+)

@@ -53,12 +53,13 @@ class Records:
     values: list[tuple[int, int]]
     stdout: bytes
     run: object  # RunResult
+    raw: bytes = b""
 
     @classmethod
     def parse(cls, data: bytes, run) -> "Records":
         n = len(data) // RECORD
         words = struct.unpack(f"<{3 * n}Q", data[:n * RECORD])
-        return cls(list(words[0::3]), list(zip(words[1::3], words[2::3])), run.stdout, run)
+        return cls(list(words[0::3]), list(zip(words[1::3], words[2::3])), run.stdout, run, data[:n * RECORD])
 
     def failed(self, i: int) -> bool:
         return bool(self.status[i] & (CRASHED | TIMED_OUT))
@@ -209,6 +210,8 @@ class FunctionHarness:
 
     def _compare(self, exe: Path, got: Records) -> Check:
         base = self.base
+        if got.raw == base.raw and got.stdout == base.stdout and got.run.returncode == 0:
+            return Check(True, None, f"same results on {self.checked:,} inputs", self.checked)
         n = min(len(got.status), self.n_inputs)
         for i in range(n):
             if base.failed(i):
@@ -219,7 +222,7 @@ class FunctionHarness:
                 _, actual = self._show(exe, i)
                 inp = inp.replace("f(", f"{self.name}(", 1)
                 if st & TIMED_OUT:
-                    return Check(False, "timeout", f"no result within 2s on input {inp}, where the original returns {expected}", i)
+                    return Check(False, "timeout", f"no result within 1-2 s on input {inp}, where the original returns {expected}", i)
                 if st & CRASHED:
                     return Check(False, "crash", f"signal {st & 0xff} on input {inp}, where the original returns {expected}", i)
                 return Check(False, "wrong-output", f"{inp}: expected {expected}, got {actual}", i)
