@@ -38,6 +38,7 @@ from .source import parse_functions
 from .stopwatch import Stopwatch
 from .verify import LIMITS as VERIFICATION_LIMITS, VERIFIER_VERSION
 from .verify.function_check import FunctionHarness
+from .verify.program_state import record_states
 from .verify.program import find_tests
 
 log = logging.getLogger(__name__)
@@ -388,8 +389,9 @@ class Pipeline:
         """Build the function harness; link the rest of the file when the function needs it."""
         attempts = [()]
         for support in attempts + [(ctx.support_object(),)]:
+            states = self._program_states(ctx, fn, base_obj, fdir) if support else []
             h = FunctionHarness(fdir / "verify", fn.name, plan, n_random=self.opts.n_random, seed=self.opts.seed,
-                                support_objs=support)
+                                support_objs=support, states=states)
             try:
                 h.prepare(base_obj)
             except build.BuildError as e:
@@ -401,6 +403,21 @@ class Pipeline:
                     f"(--bound {fn.name}.PARAM=LOW:HIGH)") if h.base_seconds > 5 else ""
             return h, support, f"{h.describe_inputs()} ({describe(plan)}){slow}"
         return None, (), f"the function-level harness could not be linked: {last.output[:300]}"
+
+    def _program_states(self, ctx, fn, base_obj: Path, fdir: Path) -> list:
+        """The globals as the program has them when it calls `fn`, over its tests and bench input or workload."""
+        if not (ctx.tests or self.opts.bench_input or self.opts.workload):
+            return []
+        try:
+            return record_states(ctx.rest_object(fn), base_obj, fn.name, fdir / "state", compiler=ctx.cfg.compiler,
+                                 stdin_files=[i for _, i, _ in ctx.tests or []]
+                                 + ([Path(self.opts.bench_input)] if self.opts.bench_input else []),
+                                 workload=self.opts.workload)
+        except build.BuildError as e:
+            self.notes.append(f"{fn.name}: the program's own state could not be recorded ({e.what}); "
+                              "the harness starts from initial and random globals only")
+            return []
+
 
 def shared_statics(file_asm: str, cut, obj: Path) -> list[str]:
     """Writable local data the cut carries that other code of the file also uses."""

@@ -148,3 +148,20 @@ def test_upper_half_of_a_32_bit_argument_gets_varied_junk(tmp_path):
     assert "ctz32(x=0)" in chk.detail
     right = check_asm(h, tmp_path, asm_fn("ctz32", "\ttzcntl %edi, %eax\n\tret"), "tzcnt32")
     assert right.ok, right.detail
+
+
+def test_globals_also_start_from_the_state_the_program_really_has(tmp_path):
+    """`main` sets a mode flag that neither initial nor random contents reach; with program tests
+    the harness replays the program's own globals, and the branch it takes is checked too."""
+    from supercoder_lsp.pipeline import Options, Pipeline
+
+    state = FIX / "state"
+    cands = tmp_path / "cands" / "scale"
+    cands.mkdir(parents=True)
+    (cands / "wrong.s").write_text(variant(tmp_path, state / "mode_wrong.c", "scale"))
+    opts = Options(proposers=("replay",), candidates_dir=tmp_path / "cands", tests_dir=state / "tests",
+                   functions=("scale",), n_random=5000, rounds=6, use_cache=False)
+    [fn] = Pipeline(opts).run(state / "mode.c").functions
+    assert "recorded program state" in fn.harness, fn.harness
+    [c] = fn.candidates
+    assert c.reason == "wrong-output", (c.reason, c.detail)

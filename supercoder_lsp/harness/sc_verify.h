@@ -19,7 +19,8 @@
  * on (sigsetjmp/siglongjmp under the filter): the comparison, made outside this
  * process, skips the inputs where the -O3 original itself fails.  A broken calling
  * convention ends the run with SC_EXIT_ABI and a line on stderr.
- * MODE bit 1: start every other input from randomized global state.
+ * MODE bit 1: start every other input from randomized global state; bit 2: every third
+ * input from a recorded state of the program (SC_NSNAP, sc_snaps: verify/program_state.py).
  */
 #ifndef SC_VERIFY_H
 #define SC_VERIFY_H
@@ -76,13 +77,24 @@ static void sc_randomize(char *a, char *b, sc_rng *r) {
     for (size_t i = 0; i < n; i++) a[i] = (char)sc_next(r);
 }
 
-/* Every input starts from the same global state: the program's initial values,
- * or (MODE bit 1, every other input) random contents of the file's globals. */
+/* Every input starts from a state of the globals of its own: the program's initial
+ * values; or (MODE bit 2, every third input) one the program really had when it
+ * called the function (recorded, SC_NSNAP of them); or (MODE bit 1, every other
+ * remaining input) random contents of the file's globals. */
 static void sc_globals_for(uint64_t i) {
     sc_restore(__start_sc_gdata, __stop_sc_gdata, sc_gdata_init);
     sc_restore(__start_sc_gbss, __stop_sc_gbss, sc_gbss_init);
     sc_restore(__start_sc_fdata, __stop_sc_fdata, sc_fdata_init);
     sc_restore(__start_sc_fbss, __stop_sc_fbss, sc_fbss_init);
+    if ((sc_mode & 2) && SC_NSNAP && i % 3 == 2) {
+        unsigned k = (unsigned)((i / 3) % (SC_NSNAP ? SC_NSNAP : 1));
+        for (unsigned e = 0; e < sc_snap_len[k]; e++) {
+            const sc_snap_entry *en = &sc_snaps[k][e];
+            char *a = en->sec == 0 ? __start_sc_gdata : __start_sc_gbss, *b = en->sec == 0 ? __stop_sc_gdata : __stop_sc_gbss;
+            if (a && (size_t)en->off + en->len <= sc_span(a, b)) memcpy(a + en->off, en->bytes, en->len);
+        }
+        return;
+    }
     if ((sc_mode & 1) && (i & 1)) {
         sc_rng r = { sc_mix(0x61b7a1ULL ^ (i * 0x9e3779b97f4a7c15ULL)) };
         sc_randomize(__start_sc_gdata, __stop_sc_gdata, &r);

@@ -26,6 +26,7 @@ from .. import build
 from ..asm.elfcheck import check_linked
 from ..harness import include_dir
 from .harness_c import render_verify
+from .program_state import render_snapshots
 from ..harness.plan import Plan
 from .sandbox import run_limited
 
@@ -35,6 +36,7 @@ EXIT_ABI, EXIT_CRASH, EXIT_TIMEOUT, EXIT_SYSCALL = 3, 4, 5, 6
 BASELINE_SECONDS = 120
 HARNESS_SYMBOL = "sc_fn"
 MODE_RANDOM_GLOBALS = 1
+MODE_PROGRAM_STATE = 2
 
 
 @dataclass
@@ -79,7 +81,7 @@ class FunctionHarness:
     """Generated harness for one function: build once, check many candidates."""
 
     def __init__(self, workdir: Path, name: str, plan: Plan, *, n_random: int = 100_000, seed: int = 0x5C0DE,
-                 support_objs: tuple[Path, ...] = (), min_timeout: float = 5.0):
+                 support_objs: tuple[Path, ...] = (), min_timeout: float = 5.0, states: list | None = None):
         self.dir = Path(workdir)
         self.dir.mkdir(parents=True, exist_ok=True)
         self.name = name
@@ -93,6 +95,8 @@ class FunctionHarness:
         self.mode = MODE_RANDOM_GLOBALS
         self.skipped = 0  # inputs on which the -O3 original itself crashes or runs out of time
         self.base: Records | None = None
+        self.states = list(states or [])  # recorded program states (verify/program_state.Snapshot)
+        self.n_states = 0
 
     def _globals_visible(self, obj: Path, i: int) -> Path:
         """A copy of a support object (the rest of the file) whose writable data the harness
@@ -106,7 +110,9 @@ class FunctionHarness:
     def _build_runtime(self) -> None:
         rt = include_dir()
         src = self.dir / "harness.c"
-        src.write_text(render_verify(self.plan, self.seed, self.n_random))
+        snaps = render_snapshots(self.states, self.support[0] if self.support else None)
+        self.n_states = int(snaps.split("\n", 1)[0].split()[-1])
+        src.write_text(render_verify(self.plan, self.seed, self.n_random, snaps))
         build.run_tool(["gcc", "-O1", "-g0", "-w", "-I", str(rt), "-c", str(src), "-o", str(self.dir / "harness.o")], "compile harness")
         build.run_tool(["gcc", "-c", str(_pkg_dir("supercoder_lsp.verify") / "tramp.S"), "-o", str(self.dir / "tramp.o")], "assemble trampoline")
 
@@ -135,7 +141,8 @@ class FunctionHarness:
         exe = self.link(base_obj, "baseline")
         self.base_exe = exe
         rec = None
-        for mode in ((MODE_RANDOM_GLOBALS, 0) if self.support else (0,)):
+        state = MODE_PROGRAM_STATE if self.n_states else 0
+        for mode in ((MODE_RANDOM_GLOBALS | state, state) if self.support else (0,)):
             r = self._run(exe, 10**9, mode, BASELINE_SECONDS + 10)
             if r.run.timed_out or r.run.returncode == EXIT_TIMEOUT:
                 raise RuntimeError(f"the -O3 baseline needs over {BASELINE_SECONDS}s for the generated inputs; "
@@ -165,7 +172,9 @@ class FunctionHarness:
     def describe_inputs(self) -> str:
         skipped = (f", {self.skipped:,} skipped: the -O3 original crashes or runs out of time on them"
                    if self.skipped else "")
-        state = ", globals from their initial and from random state" if self.mode & MODE_RANDOM_GLOBALS and self.support else ""
+        starts = ["initial"] + (["random"] if self.mode & MODE_RANDOM_GLOBALS else []) + (
+            [f"{self.n_states} recorded program state{'s' if self.n_states > 1 else ''}"] if self.mode & MODE_PROGRAM_STATE else [])
+        state = f", globals from their {', '.join(starts[:-1])} and {starts[-1]} state" if self.support and len(starts) > 1 else ""
         return f"{self.n_inputs:,} generated inputs{skipped}{state}"
 
     # -- checking -------------------------------------------------------------

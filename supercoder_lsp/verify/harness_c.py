@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from ..harness.inputs_c import render_inputs, ret_ctype, call_args
 from ..harness.plan import Plan, ParamPlan
+from .program_state import render_snapshots
 
 
 def _ret_bits(plan: Plan) -> str:
@@ -68,8 +69,9 @@ def _padded_call(plan: Plan) -> tuple[list[str], list[str]]:
     return types, vals
 
 
-def render_verify(plan: Plan, seed: int, n_random: int) -> str:
-    """The verification harness: links with one object that defines `sc_fn`."""
+def render_verify(plan: Plan, seed: int, n_random: int, snapshots: str = "") -> str:
+    """The verification harness: links with one object that defines `sc_fn`; `snapshots` is the C of
+    the recorded program states (verify/program_state.render_snapshots)."""
     types, vals = _padded_call(plan)
     ret = ret_ctype(plan)
     call = f"(({ret} (*)({', '.join(types)}))sc_tramp)({', '.join(vals)})"
@@ -104,5 +106,6 @@ static void sc_show(sc_input *in, const char *f) {{
 {_show_input(plan, "")}
 }}
 static void sc_show_ret(uint64_t bits) {{ {show_ret} }}
+{snapshots or render_snapshots([], None)}
 #include "sc_verify.h"
 """

@@ -1,0 +1,169 @@
+"""The state the program really has when it calls the function.
+
+A function that reads its file's globals behaves on the globals the program
+gives it: a table that `main` fills, a mode flag it sets. Random and initial
+contents miss those. Where program tests or a bench input or workload exist, the
+-O3 program runs once on each with a recording stub in front of the function
+(harness/sc_record.S, harness/sc_record.c): at its 1st, 100th and 10,000th call
+it writes the file's writable globals to a descriptor of its own. The snapshots
+are matched to the function harness's copy of the globals by symbol name and
+size, and replayed as the starting state of some of the harness's inputs.
+
+The recorded program is the user's own -O3 build (no candidate code runs), so it
+runs with the usual limits but without the seccomp filter, which would stop it
+from writing the snapshots.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import struct
+import tempfile
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+
+from elftools.elf.elffile import ELFFile
+from elftools.elf.relocation import RelocationSection
+from elftools.elf.sections import SymbolTableSection
+
+from .. import build
+from ..harness import include_dir
+from ..measure.hyperfine import command_for
+from .sandbox import run_limited
+
+MAX_SNAPSHOTS = 12
+MAX_BYTES = 1 << 20  # of globals per snapshot that are worth replaying
+RECORD_MAGIC = 0x5C5A7E
+
+
+@dataclass
+class Snapshot:
+    """The bytes of the program's writable globals at one call, by symbol name."""
+
+    call: int
+    values: dict[str, bytes]
+
+
+@dataclass(frozen=True)
+class Placement:
+    section: int  # 0: sc_gdata, 1: sc_gbss (the harness's names for the file's .data and .bss)
+    offset: int
+    size: int
+
+
+def data_symbols(obj: Path, sections: tuple[str, ...]) -> dict[str, tuple[int, int, int]]:
+    """name -> (section index in `sections`, offset, size) for data symbols whose name is
+    unique in the object and that hold no address (no relocation inside them)."""
+    seen: dict[str, int] = {}
+    out: dict[str, tuple[int, int, int]] = {}
+    with open(obj, "rb") as fh:
+        elf = ELFFile(fh)
+        names = {i: s.name for i, s in enumerate(elf.iter_sections())}
+        relocated: dict[str, list[int]] = {}
+        for sec in elf.iter_sections():
+            if isinstance(sec, RelocationSection):
+                target = names.get(sec["sh_info"], "")
+                relocated.setdefault(target, []).extend(r["r_offset"] for r in sec.iter_relocations())
+        symtab = elf.get_section_by_name(".symtab")
+        if not isinstance(symtab, SymbolTableSection):
+            return {}
+        for sym in symtab.iter_symbols():
+            if sym["st_info"]["type"] != "STT_OBJECT" or not isinstance(sym["st_shndx"], int) or not sym.name:
+                continue
+            seen[sym.name] = seen.get(sym.name, 0) + 1
+            sec = names.get(sym["st_shndx"], "")
+            if sec not in sections or not sym["st_size"]:
+                continue
+            lo, size = sym["st_value"], sym["st_size"]
+            if any(lo <= off < lo + size for off in relocated.get(sec, ())):
+                continue  # a pointer: its value means nothing in another process
+            out[sym.name] = (sections.index(sec), lo, size)
+    return {k: v for k, v in out.items() if seen.get(k) == 1}
+
+
+def _recorder(rest_obj: Path, base_obj: Path, function: str, workdir: Path, compiler: str) -> tuple[Path, dict]:
+    """The -O3 program with the recording stub in front of `function`."""
+    rest = workdir / "rest.rec.o"
+    shutil.copyfile(rest_obj, rest)
+    build.objcopy(rest, "--rename-section", ".data=sc_rdata", "--rename-section", ".bss=sc_rbss,alloc")
+    impl = workdir / "impl.rec.o"
+    shutil.copyfile(base_obj, impl)
+    build.objcopy(impl, f"--redefine-sym={function}=sc_impl_{function}")
+    stub_src = (resources.files("supercoder_lsp.harness") / "sc_record.S").read_text().replace("@FN@", function)
+    stub = workdir / "stub.rec.o"
+    build.assemble(stub_src, stub)
+    rec = workdir / "record.rec.o"
+    build.run_tool(["gcc", "-O1", "-w", "-c", str(include_dir() / "sc_record.c"), "-o", str(rec)], "compile state recorder")
+    exe = workdir / "program.rec"
+    build.link([rest, impl, stub, rec], exe, compiler=compiler)
+    return exe, data_symbols(rest, ("sc_rdata", "sc_rbss"))
+
+
+def _parse(data: bytes, layout: dict[str, tuple[int, int, int]]) -> list[Snapshot]:
+    out, pos = [], 0
+    while pos + 32 <= len(data) and len(out) < MAX_SNAPSHOTS:
+        magic, call, n_data, n_bss = struct.unpack_from("<4Q", data, pos)
+        pos += 32
+        if magic != RECORD_MAGIC or pos + n_data + n_bss > len(data):
+            break
+        regions = (data[pos:pos + n_data], data[pos + n_data:pos + n_data + n_bss])
+        pos += n_data + n_bss
+        values = {name: regions[sec][off:off + size] for name, (sec, off, size) in layout.items()
+                  if off + size <= len(regions[sec])}
+        out.append(Snapshot(call, values))
+    return out
+
+
+def record_states(rest_obj: Path, base_obj: Path, function: str, workdir: Path, *, compiler: str = "gcc",
+                  stdin_files: list[Path] = (), workload: str | None = None) -> list[Snapshot]:
+    """Snapshots of the file's globals at the function's calls, over the program's own inputs."""
+    workdir.mkdir(parents=True, exist_ok=True)
+    exe, layout = _recorder(rest_obj, base_obj, function, workdir, compiler)
+    if not layout:
+        return []
+    runs: list[tuple[list[str], str | None]] = [([str(exe)], str(f)) for f in stdin_files]
+    if workload:
+        runs.append((["/bin/sh", "-c", command_for(exe, None, workload)], None))
+    snaps: list[Snapshot] = []
+    for argv, stdin in runs:
+        fd, path = tempfile.mkstemp(prefix="sc-state-", dir=workdir)
+        try:
+            run_limited(argv, timeout=60, stdin_path=stdin, pass_fds=(fd,), env={"SC_RECORD_FD": str(fd)},
+                        cwd=os.getcwd() if stdin is None else None)
+            snaps += _parse(Path(path).read_bytes(), layout)
+        finally:
+            os.close(fd)
+            os.unlink(path)
+        if len(snaps) >= MAX_SNAPSHOTS:
+            break
+    unique: dict[tuple, Snapshot] = {}
+    for s in snaps:
+        unique.setdefault(tuple(sorted(s.values.items())), s)
+    return list(unique.values())[:MAX_SNAPSHOTS]
+
+
+def render_snapshots(snaps: list[Snapshot], support_obj: Path | None) -> str:
+    """C data for the harness: each snapshot as (section, offset, length, bytes) entries
+    placed on the harness's copy of the globals (sc_gdata / sc_gbss)."""
+    entries: list[list[tuple[int, int, bytes]]] = []
+    if support_obj is not None and snaps:
+        where = data_symbols(support_obj, ("sc_gdata", "sc_gbss"))
+        for s in snaps:
+            ents = [(where[n][0], where[n][1], b) for n, b in sorted(s.values.items())
+                    if n in where and where[n][2] == len(b)]
+            if ents and sum(len(b) for _, _, b in ents) <= MAX_BYTES:
+                entries.append(ents)
+    lines = [f"#define SC_NSNAP {len(entries)}",
+             "typedef struct { int sec; unsigned off, len; const unsigned char *bytes; } sc_snap_entry;"]
+    for k, ents in enumerate(entries):
+        for j, (_, _, b) in enumerate(ents):
+            lines.append(f"static const unsigned char sc_snap{k}_{j}[] = {{{', '.join(str(x) for x in b)}}};")
+        body = ", ".join(f"{{{sec}, {off}, {len(b)}, sc_snap{k}_{j}}}" for j, (sec, off, b) in enumerate(ents))
+        lines.append(f"static const sc_snap_entry sc_snap{k}[] = {{{body}}};")
+    lines.append("static const sc_snap_entry *const sc_snaps[] = {" + ", ".join(f"sc_snap{k}" for k in range(len(entries)))
+                 + ("" if entries else "0") + "};")
+    lines.append("static const unsigned sc_snap_len[] = {" + ", ".join(str(len(e)) for e in entries)
+                 + ("" if entries else "0") + "};")
+    return "\n".join(lines)
