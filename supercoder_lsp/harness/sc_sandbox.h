@@ -26,6 +26,7 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
+#include "sc_contract.h"
 
 enum { SC_STRICT = 1, SC_PROGRAM = 2 };
 
@@ -33,7 +34,6 @@ enum { SC_STRICT = 1, SC_PROGRAM = 2 };
  * or read-write, nothing else: set before sc_sandbox_enter. */
 static unsigned long sc_protect_addr, sc_protect_len;
 static void sc_sandbox_protect(void *addr, unsigned long len) { sc_protect_addr = (unsigned long)addr; sc_protect_len = len; }
-#define SC_EXIT_NO_SANDBOX 71
 
 #define SC_LD_NR BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr))
 #define SC_LD_ARG(i) BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[i]))

@@ -3,7 +3,7 @@
  * Before the call it records the callee-saved registers, %rsp, MXCSR and the
  * x87 control word in a frame of its own (a shadow stack, so recursion works);
  * after it, anything the candidate did not restore, or a direction flag left
- * set, ends the program with a line on stderr and exit status 86.  Only %r10
+ * set, ends the program with a line on stderr and exit status @EXIT@ (SC_EXIT_THUNK_ABI).  Only %r10
  * and %r11 are used: no argument or result register is touched. */
 	.text
 	.globl	@FN@
@@ -71,7 +71,7 @@
 	movl	$2, %edi
 	movl	$1, %eax		/* write(2, message, length) */
 	syscall
-	movl	$86, %edi
+	movl	$@EXIT@, %edi
 	movl	$231, %eax		/* exit_group(86) */
 	syscall
 	hlt

@@ -38,7 +38,7 @@ static union {
 } SU __attribute__((aligned(SC_PAGE)));
 
 static void sc_protect(int ro) {
-    if (mprotect(&SU, sizeof SU, ro ? PROT_READ : PROT_READ | PROT_WRITE)) _exit(73);
+    if (mprotect(&SU, sizeof SU, ro ? PROT_READ : PROT_READ | PROT_WRITE)) _exit(SC_EXIT_PROTECT);
 }
 
 /* Three identical loops, one per copy. Which data slot and which loop a copy gets is

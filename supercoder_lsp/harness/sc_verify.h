@@ -18,7 +18,8 @@
  * An input on which the call crashes or runs out of time is recorded and the run goes
  * on (sigsetjmp/siglongjmp under the filter): the comparison, made outside this
  * process, skips the inputs where the -O3 original itself fails.  A broken calling
- * convention ends the run with SC_EXIT_ABI and a line on stderr.
+ * convention or a forbidden system call ends the run with a trailer record that
+ * says which (sc_contract.h), SC_EXIT_ABI or SC_EXIT_SYSCALL, and a line on stderr.
  * MODE bit 1: start every other input from randomized global state; bit 2: every third
  * input from a recorded state of the program (SC_NSNAP, sc_snaps: verify/program_state.py).
  */
@@ -29,13 +30,7 @@
 #include <sys/time.h>
 #include <cpuid.h>
 
-#define SC_EXIT_ABI 3
-#define SC_EXIT_CRASH 4
-#define SC_EXIT_TIMEOUT 5
-#define SC_EXIT_SYSCALL 6
-#define SC_CRASHED 0x100ULL
-#define SC_TIMED_OUT 0x200ULL
-#define SC_DIRTY_UPPER 0x10000ULL
+#include "sc_contract.h"
 
 extern void sc_tramp(void);
 extern uint64_t sc_sent[6], sc_after[6], sc_junk[3], sc_rsp_before, sc_rsp_after, sc_flags_after, sc_nonce, sc_done;
@@ -110,6 +105,25 @@ static uint64_t sc_hash_globals(uint64_t h) {
     return h;
 }
 
+static uint64_t sc_recbuf[3 * 1024];
+static unsigned sc_nrec;
+static int sc_record_fd = -1;
+static void sc_flush_records(void) {
+    const char *p = (const char *)sc_recbuf;
+    size_t left = sc_nrec * sizeof(uint64_t);
+    while (left) { ssize_t w = write(sc_record_fd, p, left); if (w <= 0) _exit(SC_EXIT_CRASH); p += w; left -= (size_t)w; }
+    sc_nrec = 0;
+}
+
+/* The last record of a run that ended on a finding (async-signal-safe). */
+static void sc_trailer(uint64_t kind, uint64_t a, uint64_t b) {
+    if (sc_record_fd < 0) return;
+    sc_flush_records();
+    uint64_t t[3] = { kind, a, b };
+    sc_recbuf[0] = t[0]; sc_recbuf[1] = t[1]; sc_recbuf[2] = t[2]; sc_nrec = 3;
+    sc_flush_records();
+}
+
 static void sc_on_signal(int sig) {
     if (sc_in_call) {
         sc_in_call = 0;
@@ -125,6 +139,7 @@ static void sc_on_signal(int sig) {
 
 static void sc_on_sigsys(int sig, siginfo_t *si, void *ctx) {
     (void)sig; (void)ctx;
+    sc_trailer(SC_TRAILER_SYSCALL, sc_cur, (uint64_t)si->si_syscall);
     sc_write_s(2, "forbidden system call ");
     sc_write_u64(2, (uint64_t)si->si_syscall);
     sc_write_s(2, " at input ");
@@ -151,17 +166,19 @@ static uint64_t sc_upper_junk(uint64_t k) {
     return (v & 7) == 0 ? 0 : v >> 32;
 }
 
-static const char *const sc_reg[6] = {"%rbx", "%rbp", "%r12", "%r13", "%r14", "%r15"};
-static const char *sc_abi(void) {
-    if (sc_done != sc_nonce) return "return address (did not return through the caller)";
-    for (int k = 0; k < 6; k++) if (sc_after[k] != sc_sent[k]) return sc_reg[k];
-    if (sc_rsp_after != sc_rsp_before) return "%rsp";
-    if (sc_flags_after & 0x400) return "direction flag";
-    if ((sc_state[2] & ~0x3fU) != (sc_state[0] & ~0x3fU)) return "MXCSR"; /* control bits; the status flags are not preserved */
-    if ((sc_state[3] & 0xffff) != (sc_state[1] & 0xffff)) return "x87 control word";
-    if (sc_fenv[4] != 0xffff) return "x87 register stack (not empty on return: MMX without emms?)";
-    if (sc_canary_hits) return "caller's frame (wrote above its return address)";
-    return NULL;
+#define SC_ABI_TEXT(name, text) text,
+static const char *const sc_abi_text[] = { SC_ABI_FINDINGS(SC_ABI_TEXT) };
+#undef SC_ABI_TEXT
+static int sc_abi(void) {
+    if (sc_done != sc_nonce) return SC_ABI_RETURN;
+    for (int k = 0; k < 6; k++) if (sc_after[k] != sc_sent[k]) return SC_ABI_RBX + k;
+    if (sc_rsp_after != sc_rsp_before) return SC_ABI_RSP;
+    if (sc_flags_after & 0x400) return SC_ABI_DF;
+    if ((sc_state[2] & ~0x3fU) != (sc_state[0] & ~0x3fU)) return SC_ABI_MXCSR; /* control bits; the status flags are not preserved */
+    if ((sc_state[3] & 0xffff) != (sc_state[1] & 0xffff)) return SC_ABI_X87CW;
+    if (sc_fenv[4] != 0xffff) return SC_ABI_X87STACK;
+    if (sc_canary_hits) return SC_ABI_FRAME;
+    return SC_ABI_NONE;
 }
 
 static void sc_detect_cpu(void) {
@@ -247,16 +264,6 @@ static uint64_t sc_one(sc_input *in, uint64_t *ret, uint64_t *outputs) {
     return sc_upper_dirty ? SC_DIRTY_UPPER : 0;
 }
 
-static uint64_t sc_recbuf[3 * 1024];
-static unsigned sc_nrec;
-static int sc_record_fd = -1;
-static void sc_flush_records(void) {
-    const char *p = (const char *)sc_recbuf;
-    size_t left = sc_nrec * sizeof(uint64_t);
-    while (left) { ssize_t w = write(sc_record_fd, p, left); if (w <= 0) _exit(SC_EXIT_CRASH); p += w; left -= (size_t)w; }
-    sc_nrec = 0;
-}
-
 int main(int argc, char **argv) {
     sc_install_handlers();
     sc_detect_cpu();
@@ -290,7 +297,7 @@ int main(int argc, char **argv) {
     }
     if (argc != 5 || strcmp(argv[1], "run")) {
         fprintf(stderr, "usage: %s run N RECORD_FD MODE | show I MODE\n", argv[0]);
-        return 2;
+        return SC_EXIT_USAGE;
     }
     uint64_t n = strtoull(argv[2], 0, 10);
     sc_record_fd = atoi(argv[3]);
@@ -303,14 +310,14 @@ int main(int argc, char **argv) {
         sc_gen(sc_cur, in);
         uint64_t *rec = sc_recbuf + sc_nrec;
         rec[0] = sc_one(in, &rec[1], &rec[2]);
-        const char *abi;
-        if (!(rec[0] & (SC_CRASHED | SC_TIMED_OUT)) && (abi = sc_abi())) {
-            sc_flush_records();
+        int abi;
+        if (!(rec[0] & (SC_CRASHED | SC_TIMED_OUT)) && (abi = sc_abi()) != SC_ABI_NONE) {
+            sc_trailer(SC_TRAILER_ABI, sc_cur, (uint64_t)abi);
             fflush(stdout);
             sc_write_s(2, "abi-violation at input ");
             sc_write_u64(2, sc_cur);
             sc_write_s(2, ": ");
-            sc_write_s(2, abi);
+            sc_write_s(2, sc_abi_text[abi]);
             sc_write_s(2, "\n");
             return SC_EXIT_ABI;
         }

@@ -14,7 +14,6 @@ candidate must not crash where the original does not.
 from __future__ import annotations
 
 import os
-import re
 import shutil
 import struct
 import tempfile
@@ -24,6 +23,8 @@ from pathlib import Path
 
 from .. import build
 from ..asm.elfcheck import check_linked
+from ..harness.contract import (ABI_FINDINGS, CRASHED, DIRTY_UPPER, EXIT_CRASH, EXIT_OK, EXIT_SYSCALL, TIMED_OUT,
+                                TRAILER_ABI, TRAILER_SYSCALL)
 from ..harness import include_dir
 from .harness_c import render_verify
 from .program_state import render_snapshots
@@ -31,8 +32,6 @@ from ..harness.plan import Plan
 from .sandbox import run_limited
 
 RECORD = 24  # status, result bits, hash of outputs (see harness/sc_verify.h)
-CRASHED, TIMED_OUT, DIRTY_UPPER = 0x100, 0x200, 0x10000
-EXIT_ABI, EXIT_CRASH, EXIT_TIMEOUT, EXIT_SYSCALL = 3, 4, 5, 6
 BASELINE_SECONDS = 120
 HARNESS_SYMBOL = "sc_fn"
 MODE_RANDOM_GLOBALS = 1
@@ -56,12 +55,16 @@ class Records:
     stdout: bytes
     run: object  # RunResult
     raw: bytes = b""
+    trailer: tuple[int, int, int] | None = None  # (kind, input, finding or system call) of a run that ended on one
 
     @classmethod
     def parse(cls, data: bytes, run) -> "Records":
         n = len(data) // RECORD
         words = struct.unpack(f"<{3 * n}Q", data[:n * RECORD])
-        return cls(list(words[0::3]), list(zip(words[1::3], words[2::3])), run.stdout, run, data[:n * RECORD])
+        trailer = None
+        if n and words[-3] & (TRAILER_ABI | TRAILER_SYSCALL):
+            trailer, words, n = tuple(words[-3:]), words[:-3], n - 1
+        return cls(list(words[0::3]), list(zip(words[1::3], words[2::3])), run.stdout, run, data[:n * RECORD], trailer)
 
     def failed(self, i: int) -> bool:
         return bool(self.status[i] & (CRASHED | TIMED_OUT))
@@ -144,7 +147,7 @@ class FunctionHarness:
         state = MODE_PROGRAM_STATE if self.n_states else 0
         for mode in ((MODE_RANDOM_GLOBALS | state, state) if self.support else (0,)):
             r = self._run(exe, 10**9, mode, BASELINE_SECONDS + 10)
-            if r.run.timed_out or r.run.returncode == EXIT_TIMEOUT:
+            if r.run.timed_out:
                 raise RuntimeError(f"the -O3 baseline needs over {BASELINE_SECONDS}s for the generated inputs; "
                                    "bound them (--bound FUNC.PARAM=LOW:HIGH or [bounds.FUNC] in .supercoder.toml)")
             if r.run.returncode != 0:
@@ -200,21 +203,16 @@ class FunctionHarness:
         budget = max(self.min_timeout, 20 * self.base_seconds)
         got = self._run(exe, self.n_inputs, self.mode, budget)
         r = got.run
-        m = re.search(r"at input (\d+)", r.stderr)
-        idx = int(m.group(1)) if m else None
+        kind, idx, what = got.trailer or (0, None, None)
         where = f" on input {self._input(idx)}" if idx is not None else ""
-        if r.returncode == EXIT_SYSCALL or r.killed_by_seccomp:
-            sc = re.search(r"forbidden system call (\d+)", r.stderr)
-            return Check(False, "unsafe", f"made a forbidden system call{' (number ' + sc.group(1) + ')' if sc else ''}{where}; "
-                         "the seccomp filter stopped it", idx or 0)
+        if kind == TRAILER_SYSCALL or r.returncode == EXIT_SYSCALL or r.killed_by_seccomp:
+            num = f" (number {what})" if what is not None else ""
+            return Check(False, "unsafe", f"made a forbidden system call{num}{where}; the seccomp filter stopped it", idx or 0)
         if r.timed_out:
             return Check(False, "timeout", f"did not finish within {budget:.0f}s (the baseline took {self.base_seconds:.2f}s)", 0)
-        if r.returncode == EXIT_ABI:
-            reg = r.stderr.strip().split(": ", 1)[-1]
-            what = {"%rsp": "%rsp not restored", "direction flag": "direction flag left set",
-                    "MXCSR": "MXCSR changed", "x87 control word": "x87 control word changed"}.get(
-                reg, reg if " " in reg else f"callee-saved {reg} not preserved")
-            return Check(False, "abi-violation", f"{what}{where}", idx or 0)
+        if kind == TRAILER_ABI:
+            finding = ABI_FINDINGS[what] if what < len(ABI_FINDINGS) else f"finding {what}"
+            return Check(False, "abi-violation", f"{finding}{where}", idx)
         return self._compare(exe, got)
 
     def _compare(self, exe: Path, got: Records) -> Check:
@@ -238,9 +236,9 @@ class FunctionHarness:
             if st & DIRTY_UPPER and not self.base_dirty_upper:
                 return Check(False, "abi-violation", f"upper halves of the YMM registers left dirty on return (no vzeroupper) "
                              f"on input {self._input(i)}; the original leaves them clean", i)
-        if got.run.returncode not in (0,):
-            sig = re.search(r"signal (\d+)", got.run.stderr)
-            desc = f"signal {sig.group(1)}" if sig else f"exit code {got.run.returncode}"
+        if got.run.returncode != EXIT_OK:
+            rc = got.run.returncode
+            desc = f"signal {-rc}" if rc < 0 else "a signal outside any call" if rc == EXIT_CRASH else f"exit code {rc}"
             return Check(False, "crash", f"the harness itself failed after input {n} ({desc}): "
                          "the candidate corrupted memory outside its own frame and buffers", n)
         if len(got.status) < self.n_inputs:

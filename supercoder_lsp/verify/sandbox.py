@@ -22,9 +22,10 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..harness.contract import EXIT_NO_SANDBOX
+
 ADDRESS_SPACE = 4 << 30
 FILE_SIZE = 64 << 20
-EXIT_NO_SANDBOX = 71
 
 
 class SandboxUnavailable(RuntimeError):

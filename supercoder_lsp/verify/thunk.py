@@ -20,8 +20,8 @@ from elftools.elf.relocation import RelocationSection
 from elftools.elf.sections import SymbolTableSection
 
 from .. import build
+from ..harness.contract import EXIT_THUNK_ABI
 
-ABI_EXIT = 86
 ABI_MARK = "supercoder: abi-violation: "
 # glibc's checking allocator; its reports go to stderr (not /dev/tty, which the sandbox would refuse)
 CHECKING_ALLOCATOR = {"LD_PRELOAD": "libc_malloc_debug.so.0", "GLIBC_TUNABLES": "glibc.malloc.check=3",
@@ -63,5 +63,6 @@ def checked_objects(cand_obj: Path, function: str, workdir: Path) -> list[Path]:
                   *[f"--redefine-sym={s}=sc_chk_{s}" for s in calls])
     template = (resources.files("supercoder_lsp.harness") / "sc_thunk.S").read_text()
     thunk = workdir / f"{cand_obj.stem}.thunk.o"
-    build.assemble(template.replace("@FN@", function).replace("@STUBS@", "".join(_stub(s) for s in calls)), thunk)
+    text = template.replace("@FN@", function).replace("@EXIT@", str(EXIT_THUNK_ABI))
+    build.assemble(text.replace("@STUBS@", "".join(_stub(s) for s in calls)), thunk)
     return [impl, thunk]

@@ -1,0 +1,24 @@
+"""The harness contract, read from harness/sc_contract.h: the C side and this side
+use the same names for exit codes, record status bits and calling-convention findings."""
+
+from __future__ import annotations
+
+import re
+from importlib import resources
+
+_TEXT = (resources.files(__package__) / "sc_contract.h").read_text()
+_DEFINES = {m.group(1): int(m.group(2), 0) for m in re.finditer(r"^#define (SC_\w+) (0x[0-9A-Fa-f]+|\d+)(?:ULL)?\b", _TEXT, re.M)}
+
+EXIT_OK = _DEFINES["SC_EXIT_OK"]
+EXIT_ABI = _DEFINES["SC_EXIT_ABI"]
+EXIT_CRASH = _DEFINES["SC_EXIT_CRASH"]
+EXIT_SYSCALL = _DEFINES["SC_EXIT_SYSCALL"]
+EXIT_NO_SANDBOX = _DEFINES["SC_EXIT_NO_SANDBOX"]
+EXIT_THUNK_ABI = _DEFINES["SC_EXIT_THUNK_ABI"]
+CRASHED = _DEFINES["SC_CRASHED"]
+TIMED_OUT = _DEFINES["SC_TIMED_OUT"]
+TRAILER_ABI = _DEFINES["SC_TRAILER_ABI"]
+TRAILER_SYSCALL = _DEFINES["SC_TRAILER_SYSCALL"]
+DIRTY_UPPER = _DEFINES["SC_DIRTY_UPPER"]
+# code -> what a calling-convention finding means, in the order of SC_ABI_FINDINGS
+ABI_FINDINGS = [text for _, text in re.findall(r'X\((\w+), "([^"]*)"\)', _TEXT)]

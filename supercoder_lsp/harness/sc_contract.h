@@ -1,0 +1,43 @@
+/* The contract between the generated harnesses and the Python that reads them:
+ * exit codes, record status bits and the calling-convention findings. Named here
+ * once; harness/contract.py reads this file, so both sides use the same names. */
+#ifndef SC_CONTRACT_H
+#define SC_CONTRACT_H
+
+/* exit codes */
+#define SC_EXIT_OK 0
+#define SC_EXIT_USAGE 2
+#define SC_EXIT_ABI 3          /* a calling-convention finding: a trailer record says which */
+#define SC_EXIT_CRASH 4        /* the harness itself failed outside a call */
+#define SC_EXIT_SYSCALL 6      /* a forbidden system call: a trailer record says which */
+#define SC_EXIT_NO_SANDBOX 71  /* the seccomp filter could not be installed */
+#define SC_EXIT_PROTECT 73     /* the timing driver could not protect its own state */
+#define SC_EXIT_THUNK_ABI 86   /* the checking thunk in a program under test saw a calling-convention finding */
+
+/* the status word of a record (the low byte: a signal number) */
+#define SC_CRASHED 0x100ULL
+#define SC_TIMED_OUT 0x200ULL
+#define SC_TRAILER_ABI 0x400ULL      /* trailer: words 1, 2 = input, finding */
+#define SC_TRAILER_SYSCALL 0x800ULL  /* trailer: words 1, 2 = input, system call number */
+#define SC_DIRTY_UPPER 0x10000ULL
+
+/* calling-convention findings, in the order of their codes */
+#define SC_ABI_FINDINGS(X) \
+    X(RETURN, "return address (did not return through the caller)") \
+    X(RBX, "callee-saved %rbx not preserved") \
+    X(RBP, "callee-saved %rbp not preserved") \
+    X(R12, "callee-saved %r12 not preserved") \
+    X(R13, "callee-saved %r13 not preserved") \
+    X(R14, "callee-saved %r14 not preserved") \
+    X(R15, "callee-saved %r15 not preserved") \
+    X(RSP, "%rsp not restored") \
+    X(DF, "direction flag left set") \
+    X(MXCSR, "MXCSR changed") \
+    X(X87CW, "x87 control word changed") \
+    X(X87STACK, "x87 register stack not empty on return (MMX without emms?)") \
+    X(FRAME, "caller's frame written (above its return address)")
+
+#define SC_ABI_ENUM(name, text) SC_ABI_##name,
+enum { SC_ABI_NONE = -1, SC_ABI_FINDINGS(SC_ABI_ENUM) SC_ABI_COUNT };
+#undef SC_ABI_ENUM
+#endif
