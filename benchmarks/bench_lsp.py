@@ -116,7 +116,7 @@ async def main() -> int:
     src.write_text(make_file())
     print(f"file: {src} ({len(src.read_text().splitlines())} lines)")
     fh = await first_hint(src, work)
-    print(f"didSave -> first hint, default settings (1 job, offline compilers proposer): "
+    print("didSave -> first hint, default settings (1 job, offline compilers proposer): "
           + (f"{fh:.2f} s" if fh is not None else "none within 120 s"))
 
     client = LanguageClient("bench", "1")

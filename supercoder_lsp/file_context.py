@@ -16,8 +16,8 @@ from .source import remove_definition
 class FileContext:
     """What all functions of one file share; objects are built on first use."""
 
-    def __init__(self, path: Path, text: str, cfg: BuildConfig, asm: str, work: Path, opts, tests):
-        self.path, self.text, self.cfg, self.asm, self.work, self.opts, self.tests = path, text, cfg, asm, work, opts, tests
+    def __init__(self, path: Path, text: str, cfg: BuildConfig, asm: str, work: Path, tests):
+        self.path, self.text, self.cfg, self.asm, self.work, self.tests = path, text, cfg, asm, work, tests
         self._support: Path | None = None
         self._program: Path | None = None
         self._rest: dict[str, Path] = {}

@@ -11,7 +11,6 @@ import dataclasses
 import hashlib
 import json
 import logging
-import re
 import shutil
 import tempfile
 import time
@@ -22,7 +21,7 @@ from typing import Callable
 
 from . import __version__, build, tools
 from .asm.cut import FunctionMissing, cut_function
-from .asm.elfcheck import inspect_object
+from .asm.statics import shared_statics
 from .asm.features import cpu_flags, cpu_model, instruction_features
 from .cache import Cache
 from .file_context import FileContext
@@ -32,8 +31,8 @@ from .hotness import ProfileError, callgrind_profile, rank
 from .measure.interleaved import InterleavedTimer, TimingSetup
 from .model import ACCEPTED, BuildConfig, Candidate, CandidateResult, CFunction, FunctionResult
 from .propose.base import Feedback, ProposalRequest
-from .propose.compilers import CompilersProposer
-from .propose.replay import ReplayProposer
+from .propose.base import ProposerUnavailable
+from .propose.registry import NAMES, make_proposer
 from .source import parse_functions
 from .stopwatch import Stopwatch
 from .verify import LIMITS as VERIFICATION_LIMITS, VERIFIER_VERSION
@@ -45,7 +44,7 @@ log = logging.getLogger(__name__)
 from .verify.sandbox import require_sandbox
 
 SCHEMA_VERSION = 1
-PROPOSERS = ("compilers", "replay", "openai", "hf", "vllm")
+PROPOSERS = NAMES  # every proposer the registry can make
 
 
 class InputError(ValueError):
@@ -114,17 +113,21 @@ def environment(cfg: BuildConfig, opts: Options) -> dict:
 
 
 class Pipeline:
+    """One C file in, one Report out. `proposers` replaces the ones the options name
+    (tests and embedders pass their own); each function goes through the named steps of
+    `_optimize`: cut, harness and timer, one round per proposer, refinement, summary."""
+
     def __init__(self, opts: Options, progress: Progress | None = None,
-                 on_update: Callable[[FunctionResult], None] | None = None):
+                 on_update: Callable[[FunctionResult], None] | None = None, proposers: list | None = None):
         self.opts = opts
         self.on_update = on_update
         self.progress = progress or (lambda fn, stage, step=None, steps=None: None)
-        for p in opts.proposers:
-            if p not in PROPOSERS:
-                raise InputError(f"unknown proposer '{p}'; available: {', '.join(PROPOSERS)}")
-        if "replay" in opts.proposers and not opts.candidates_dir:
-            raise InputError("the replay proposer needs --candidates DIR")
-        self.proposers = [self._make_proposer(p) for p in opts.proposers]
+        if proposers is None:
+            try:
+                proposers = [make_proposer(p, opts) for p in opts.proposers]
+            except ProposerUnavailable as e:
+                raise InputError(str(e)) from e
+        self.proposers = list(proposers)
         self.notes: list[str] = []
         self.tests = find_tests(opts.tests_dir) if opts.tests_dir else None
         if opts.bench_input or opts.workload:
@@ -132,38 +135,6 @@ class Pipeline:
         if opts.bench_input and not Path(opts.bench_input).is_file():
             raise InputError(f"--bench-input '{opts.bench_input}' does not exist")
         self.cache = Cache(opts.cache_dir) if opts.use_cache else None
-
-    def _make_proposer(self, p: str):
-        if p == "compilers":
-            return CompilersProposer(timeout=self.opts.compile_timeout)
-        if p == "replay":
-            return ReplayProposer(self.opts.candidates_dir)
-        from .propose.openai_proposer import OpenAIProposer, OpenAISettings, ProposerUnavailable
-        from .propose.prompt import SUPERCODER_TEMPLATE
-
-        try:
-            if p == "vllm":
-                if not self.opts.hf_model:
-                    raise ProposerUnavailable("the vllm proposer needs a model: --hf-model DIR_OR_HUB_ID")
-                from .propose.vllm_proposer import VLLMProposer
-
-                return VLLMProposer(self.opts.hf_model, temperature=self.opts.temperature,
-                                    max_new_tokens=self.opts.max_new_tokens,
-                                    template=self.opts.template or SUPERCODER_TEMPLATE)
-            if p == "hf":
-                if not self.opts.hf_model:
-                    raise ProposerUnavailable("the hf proposer needs local weights: --hf-model DIR")
-                from .propose.hf_proposer import HFProposer
-
-                return HFProposer(self.opts.hf_model, temperature=self.opts.temperature,
-                                  max_new_tokens=self.opts.max_new_tokens,
-                                  template=self.opts.template or SUPERCODER_TEMPLATE)
-            return OpenAIProposer(OpenAISettings(base_url=self.opts.openai_base_url, model=self.opts.openai_model,
-                                                 temperature=self.opts.temperature, max_tokens=self.opts.max_new_tokens,
-                                                 timeout=self.opts.model_timeout,
-                                                 template=self.opts.template or SUPERCODER_TEMPLATE))
-        except ProposerUnavailable as e:
-            raise InputError(str(e)) from e
 
     # -- file level -------------------------------------------------------------
     def run(self, path: str | Path) -> Report:
@@ -187,13 +158,13 @@ class Pipeline:
         env = environment(cfg, self.opts)
         if self.cache and self.cache.problem:
             notes.append(self.cache.problem)
-        notes += [p.note for p in self.proposers if getattr(p, "note", None)]
+        notes += [p.note for p in self.proposers if p.note]
         work = Path(tempfile.mkdtemp(prefix="supercoder-")) if not self.opts.keep_dir else Path(self.opts.keep_dir)
         work.mkdir(parents=True, exist_ok=True)
         try:
             self.progress("", "build")
             asm = build.compile_to_asm(path, cfg, work / "baseline.s")
-            ctx = FileContext(path, text, cfg, asm, work, self.opts, self.tests)
+            ctx = FileContext(path, text, cfg, asm, work, self.tests)
             selected = self._select(ctx, functions, notes)
             results = []
             for fn, score in selected:
@@ -274,16 +245,37 @@ class Pipeline:
 
     def _optimize(self, ctx: FileContext, fn: CFunction, res: FunctionResult) -> None:
         sw = Stopwatch(res.stage_seconds)
-        name = fn.name
-        fdir = ctx.work / name
+        fdir = ctx.work / fn.name
         fdir.mkdir(parents=True, exist_ok=True)
-        self.progress(name, "cut")
+        cut = self._cut(ctx, fn, res, fdir, sw)
+        if cut is None:
+            return
+        base_obj = fdir / "baseline.o"
+        plan = make_plan(fn.signature, self.bounds.get(fn.name))
+        harness, timer = self._harness_and_timer(ctx, fn, plan, base_obj, fdir, res, sw)
+        if harness is None and not ctx.tests:
+            res.status = "unsupported"
+            res.detail = f"cannot verify candidates: {res.harness}; give program tests with --tests DIR"
+            return
+        rest_obj = ctx.rest_object(fn) if ctx.tests or self.opts.bench_input or self.opts.workload else None
+        request = ProposalRequest(fn, ctx.path, ctx.text, cut.text, ctx.cfg, fdir)
+        judge = Judge(ctx, fn, cut.text, instruction_features(cut.text), harness, timer, rest_obj, fdir,
+                      bench_input=self.opts.bench_input, workload=self.opts.workload, min_speedup=self.opts.min_speedup,
+                      base_obj=base_obj, extern_sizes=ctx.data_sizes() if cut.external_refs else {})
+        for proposer in self.proposers:
+            batch = self._round(proposer, request, judge, res, sw)
+            self._refine(proposer, request, judge, res, sw, batch)
+        self._summarize(res)
+
+    def _cut(self, ctx: FileContext, fn: CFunction, res: FunctionResult, fdir: Path, sw: Stopwatch):
+        """The function's -O3 assembly, cut out and assembled alone; None (with the reason) when it cannot be."""
+        self.progress(fn.name, "cut")
         with sw("asm"):
             try:
-                cut = cut_function(ctx.asm, name)
+                cut = cut_function(ctx.asm, fn.name)
             except FunctionMissing as e:
                 res.status, res.detail = "unsupported", str(e)
-                return
+                return None
             res.baseline_assembly = cut.text
             base_obj = fdir / "baseline.o"
             build.assemble(cut.text, base_obj)
@@ -292,98 +284,93 @@ class Pipeline:
                 res.status = "unsupported"
                 res.detail = (f"it shares file-static data ({', '.join(shared)}) with other code of the file; a replacement "
                               "in its own object would get its own copy. Make the variable non-static to optimize it.")
-                return
+                return None
             if cut.local_calls:
                 # gcc split or cloned it (f.part.0, f.constprop.0) or it calls a static helper:
                 # the cut carries those along, and candidates must define or inline them too.
                 res.detail = f"calls local function(s) {', '.join(cut.local_calls)}, carried along with it; "
-        plan = make_plan(fn.signature, self.bounds.get(name))
-        harness: FunctionHarness | None = None
-        support: tuple[Path, ...] = ()
-        self.progress(name, "harness")
+        return cut
+
+    def _harness_and_timer(self, ctx: FileContext, fn: CFunction, plan: Plan, base_obj: Path, fdir: Path,
+                           res: FunctionResult, sw: Stopwatch):
+        """The function harness (recording the baseline's outputs) and the timing driver, or None for either."""
+        self.progress(fn.name, "harness")
 
         def make_timer(support_objs: tuple[Path, ...]) -> InterleavedTimer:
-            return InterleavedTimer(TimingSetup(fdir / "timing", name, plan, self.opts.seed, self.opts.rounds,
+            return InterleavedTimer(TimingSetup(fdir / "timing", fn.name, plan, self.opts.seed, self.opts.rounds,
                                                 min_speedup=self.opts.min_speedup), support_objs)
 
-        early_timer = None
+        if not plan.supported:
+            res.harness = plan.why
+            return None, None
         with sw("harness"):
-            if plan.supported:
-                # compile the timing driver while the verification harness is built and run
-                with ThreadPoolExecutor(max_workers=1) as pool:
-                    early_timer = pool.submit(make_timer, ())
-                    harness, support, why = self._harness(ctx, fn, plan, base_obj, fdir)
-                    try:
-                        early_timer = early_timer.result()
-                    except build.BuildError:
-                        early_timer = None
-                res.harness = why
-            else:
-                res.harness = plan.why
-        if harness is None and not ctx.tests:
-            res.status = "unsupported"
-            res.detail = f"cannot verify candidates: {res.harness}; give program tests with --tests DIR"
-            return
-        rest_obj = ctx.rest_object(fn) if ctx.tests or self.opts.bench_input or self.opts.workload else None
-        timer = None
-        if harness is not None:
-            with sw("measure"):
-                timer = early_timer if early_timer is not None and not support else make_timer(support)
-        request = ProposalRequest(fn, ctx.path, ctx.text, cut.text, ctx.cfg, fdir)
-        judge = Judge(ctx, fn, cut.text, instruction_features(cut.text), harness, timer, rest_obj, fdir,
-                      bench_input=self.opts.bench_input, workload=self.opts.workload, min_speedup=self.opts.min_speedup,
-                      base_obj=base_obj, extern_sizes=ctx.data_sizes() if cut.external_refs else {})
+            # compile the timing driver while the verification harness is built and run
+            with ThreadPoolExecutor(max_workers=1) as pool:
+                early = pool.submit(make_timer, ())
+                harness, support, res.harness = self._harness(ctx, fn, plan, base_obj, fdir)
+                try:
+                    early_timer = early.result()
+                except build.BuildError:
+                    early_timer = None
+        if harness is None:
+            return None, None
+        with sw("measure"):
+            timer = early_timer if early_timer is not None and not support else make_timer(support)
+        return harness, timer
 
-        def process(proposer, req: ProposalRequest) -> list[tuple[Candidate, CandidateResult]]:
-            done = []
-            if getattr(proposer, "note", None):
-                proposer.note = None  # a failure from an earlier function or round is already reported
-            self.progress(name, f"propose ({proposer.name})")
-            stream = proposer.propose(req, self.opts.samples)
-            for i in range(self.opts.samples):  # one candidate at a time: the first win shows early
-                with sw("propose"):
-                    try:
-                        cand = next(stream, None)
-                    except Exception as e:  # a proposer's own failure: say so, keep what the others found
-                        note = f"{proposer.name} proposer failed on {name} (round {req.round}): {type(e).__name__}: {e}"
-                        log.warning(note, exc_info=True)
-                        self.notes.append(note)
-                        cand = None
-                if cand is None:
-                    break
-                self.progress(name, f"{proposer.name}: {cand.label}", i, self.opts.samples)
-                if cand.label in {c.label for c in res.candidates}:
-                    cand.label = f"{cand.label}-{len(res.candidates)}"
-                r = judge(cand)
-                res.candidates.append(r)
-                done.append((cand, r))
-                if r.status == ACCEPTED and self.on_update:
-                    res.best = choose_best([c for c in res.candidates if c.status == ACCEPTED]).label
-                    self.on_update(res)
-            if getattr(proposer, "note", None):
-                self.notes.append(proposer.note)
-            return done
+    def _round(self, proposer, req: ProposalRequest, judge: Judge, res: FunctionResult,
+               sw: Stopwatch) -> list[tuple[Candidate, CandidateResult]]:
+        """One round of one proposer: its candidates one at a time (the first win shows early)."""
+        name, done = req.function.name, []
+        proposer.note = None  # a failure from an earlier function or round is already reported
+        self.progress(name, f"propose ({proposer.name})")
+        stream = proposer.propose(req, self.opts.samples)
+        for i in range(self.opts.samples):
+            with sw("propose"):
+                try:
+                    cand = next(stream, None)
+                except Exception as e:  # a proposer's own failure: say so, keep what the others found
+                    note = f"{proposer.name} proposer failed on {name} (round {req.round}): {type(e).__name__}: {e}"
+                    log.warning(note, exc_info=True)
+                    self.notes.append(note)
+                    cand = None
+            if cand is None:
+                break
+            self.progress(name, f"{proposer.name}: {cand.label}", i, self.opts.samples)
+            if cand.label in {c.label for c in res.candidates}:
+                cand.label = f"{cand.label}-{len(res.candidates)}"
+            r = judge(cand)
+            res.candidates.append(r)
+            done.append((cand, r))
+            if r.status == ACCEPTED and self.on_update:
+                res.best = choose_best([c for c in res.candidates if c.status == ACCEPTED]).label
+                self.on_update(res)
+        if proposer.note:
+            self.notes.append(proposer.note)
+        return done
 
-        for proposer in self.proposers:
-            batch = process(proposer, request)
-            # Iterative refinement (SuperCoder): the rejection reasons go back to the model.
-            for k in range(self.opts.refine if getattr(proposer, "refinable", False) else 0):
-                if not batch or any(r.status == ACCEPTED for _, r in batch):
-                    break
-                feedback = [Feedback(c, r.reason, r.detail) for c, r in batch if r.reason != "duplicate"]
-                if not feedback:
-                    break
-                batch = process(proposer, dataclasses.replace(request, feedback=feedback, round=k + 1))
+    def _refine(self, proposer, req: ProposalRequest, judge: Judge, res: FunctionResult, sw: Stopwatch, batch) -> None:
+        """Iterative refinement (SuperCoder): the rejection reasons go back to the model."""
+        for k in range(self.opts.refine if proposer.refinable else 0):
+            if not batch or any(r.status == ACCEPTED for _, r in batch):
+                return
+            feedback = [Feedback(c, r.reason, r.detail) for c, r in batch if r.reason != "duplicate"]
+            if not feedback:
+                return
+            batch = self._round(proposer, dataclasses.replace(req, feedback=feedback, round=k + 1), judge, res, sw)
+
+    @staticmethod
+    def _summarize(res: FunctionResult) -> None:
         accepted = [c for c in res.candidates if c.status == ACCEPTED]
         if accepted:
             res.best = choose_best(accepted).label
             res.detail += f"{len(accepted)} of {len(res.candidates)} candidates verified faster"
-        else:
-            counts: dict[str, int] = {}
-            for c in res.candidates:
-                counts[c.reason or "?"] = counts.get(c.reason or "?", 0) + 1
-            tried = ", ".join(f"{v} {k}" for k, v in sorted(counts.items(), key=lambda kv: -kv[1]))
-            res.detail += f"no faster verified candidate ({len(res.candidates)} tried{': ' + tried if tried else ''})"
+            return
+        counts: dict[str, int] = {}
+        for c in res.candidates:
+            counts[c.reason or "?"] = counts.get(c.reason or "?", 0) + 1
+        tried = ", ".join(f"{v} {k}" for k, v in sorted(counts.items(), key=lambda kv: -kv[1]))
+        res.detail += f"no faster verified candidate ({len(res.candidates)} tried{': ' + tried if tried else ''})"
 
     def _harness(self, ctx, fn, plan: Plan, base_obj: Path, fdir: Path):
         """Build the function harness; link the rest of the file when the function needs it."""
@@ -417,19 +404,3 @@ class Pipeline:
             self.notes.append(f"{fn.name}: the program's own state could not be recorded ({e.what}); "
                               "the harness starts from initial and random globals only")
             return []
-
-
-def shared_statics(file_asm: str, cut, obj: Path) -> list[str]:
-    """Writable local data the cut carries that other code of the file also uses."""
-    if not cut.local_objects:
-        return []
-    syms = inspect_object(obj).locals
-    out = []
-    for name in cut.local_objects:
-        info = syms.get(name)
-        if info is None or not info.section.startswith((".data", ".bss", "COMMON")):
-            continue
-        pat = re.compile(rf"(?<![\w.$]){re.escape(name)}(?![\w$])")
-        if len(pat.findall(file_asm)) > len(pat.findall(cut.text)):
-            out.append(name)
-    return out

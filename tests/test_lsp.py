@@ -10,7 +10,6 @@ import sys
 import tempfile
 from pathlib import Path
 
-import pytest
 import pytest_lsp
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities

@@ -12,7 +12,7 @@ import pytest
 
 from openai_stub import Stub
 from supercoder_lsp.pipeline import Options, Pipeline
-from supercoder_lsp.propose.prompt import SUPERCODER_TEMPLATE, candidate_from_reply, extract_assembly
+from supercoder_lsp.propose.prompt import SUPERCODER_TEMPLATE, candidate_from_reply
 
 FIX = Path(__file__).parent / "fixtures"
 SRC = FIX / "verify" / "popcount.c"
@@ -173,8 +173,10 @@ def test_a_proposer_that_raises_costs_only_its_own_candidates(tmp_path):
             raise IndexError("index out of range in self")
             yield  # a generator, as proposers are
 
-    pipe = Pipeline(Options(proposers=("compilers",), samples=1, cache_dir=tmp_path, n_random=1000, rounds=6))
-    pipe.proposers.insert(0, Broken())
+    from supercoder_lsp.propose.compilers import CompilersProposer
+
+    pipe = Pipeline(Options(samples=1, cache_dir=tmp_path, n_random=1000, rounds=6),
+                    proposers=[Broken(), CompilersProposer()])
     rep = pipe.run(SRC)
     [fn] = rep.functions
     assert fn.status == "done" and fn.best == "gcc_march_native"

@@ -85,7 +85,7 @@ def render_inputs(plan: Plan, seed: int, n_random: int) -> str:
     ps = plan.params
     n = max(len(ps), 1)
     out = [f"#define SC_NP {n}", "typedef struct { uint64_t iv[SC_NP]; double fv[SC_NP]; void *pv[SC_NP]; size_t len[SC_NP]; } sc_input;",
-           f"static sc_guard sc_g[SC_NP];"]
+           "static sc_guard sc_g[SC_NP];"]
     radices = []
     for k, p in enumerate(ps):
         if p.role == "length":

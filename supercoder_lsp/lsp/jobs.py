@@ -21,7 +21,7 @@ import tempfile
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Awaitable, Callable
+from typing import Callable
 
 from .settings import Settings
 
@@ -62,7 +62,6 @@ class DocumentJobs:
     pending: asyncio.TimerHandle | None = None
 
 
-Progress = Callable[[str, str, str], Awaitable[None]]  # (token, kind, message)
 
 
 class Jobs:

@@ -15,7 +15,7 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-PROPOSERS = ("compilers", "replay", "openai", "hf")
+PROPOSERS = ("compilers", "replay", "openai", "hf")  # vllm runs in-process on a GPU: an editor uses it through a served model (openai)
 
 
 @dataclass

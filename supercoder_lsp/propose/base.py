@@ -1,7 +1,7 @@
 """The proposer interface: candidate assemblies for one function, N at a time.
 
-Every proposer (compilers, replay, and later model proposers: vllm, openai,
-hf) implements `propose(request, n)` and yields Candidate values tagged with
+Every proposer (compilers, replay, and the model proposers openai, hf and
+vllm; propose/registry.py makes them by name) implements `propose(request, n)` and yields Candidate values tagged with
 their origin. Proposers never verify or time anything: the pipeline does.
 """
 
@@ -35,8 +35,14 @@ class ProposalRequest:
     round: int = 0  # 0 for the first samples, k for the k-th refinement round
 
 
+class ProposerUnavailable(RuntimeError):
+    """A proposer cannot be made with these options; the message says what to do."""
+
+
 class Proposer(Protocol):
     name: str
+    refinable: bool  # rejected candidates can go back to it with their reasons (iterative refinement)
+    note: str | None  # what went wrong in its last round, for the report (the pipeline clears it)
 
     def settings(self) -> dict:
         """What changes this proposer's output (goes into the cache key)."""

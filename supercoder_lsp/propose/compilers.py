@@ -78,6 +78,8 @@ def source_change_for(compiler: str, flags: tuple[str, ...], project_compiler: s
 
 class CompilersProposer:
     name = "compilers"
+    refinable = False
+    note: str | None = None
 
     def __init__(self, variants=VARIANTS, timeout: float = 120):
         self.timeout = timeout
@@ -110,7 +112,7 @@ class CompilersProposer:
                 yield Candidate(name, "", origin, label, problem=f"the compiler {what} on this variant: {e.output[:500]}")
                 made += 1
                 continue
-            except FunctionMissing as e:
+            except FunctionMissing:
                 # e.g. clang inlined or cloned it: not a candidate for this symbol
                 continue
             key = _normalized(cut.text)

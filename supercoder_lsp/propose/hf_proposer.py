@@ -11,7 +11,7 @@ from typing import Iterator
 
 from ..model import Candidate
 from .base import ProposalRequest
-from .openai_proposer import ProposerUnavailable
+from .base import ProposerUnavailable
 from .prompt import SUPERCODER_TEMPLATE, candidates_from_replies, chat_messages
 
 

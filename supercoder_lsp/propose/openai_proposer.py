@@ -15,12 +15,8 @@ from dataclasses import dataclass, field
 from typing import Iterator
 
 from ..model import Candidate
-from .base import ProposalRequest
+from .base import ProposalRequest, ProposerUnavailable
 from .prompt import SUPERCODER_TEMPLATE, candidates_from_replies, chat_messages
-
-
-class ProposerUnavailable(RuntimeError):
-    pass
 
 
 @dataclass

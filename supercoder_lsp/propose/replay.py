@@ -19,6 +19,8 @@ from .base import ProposalRequest
 
 class ReplayProposer:
     name = "replay"
+    refinable = False
+    note: str | None = None
 
     def __init__(self, directory: str | Path):
         self.dir = Path(directory)

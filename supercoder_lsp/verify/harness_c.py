@@ -4,7 +4,7 @@ trampoline and writes one record (return value, hash of buffers) per input."""
 from __future__ import annotations
 
 from ..harness.inputs_c import render_inputs, ret_ctype, call_args
-from ..harness.plan import Plan, ParamPlan
+from ..harness.plan import Plan
 from .program_state import render_snapshots
 
 
@@ -62,7 +62,7 @@ def _padded_call(plan: Plan) -> tuple[list[str], list[str]]:
     n_sse = sum(1 for p in plan.params if p.role == "float")
     for k in range(n_int, 6):
         types.append("uint64_t")
-        vals.append(f"sc_next(&jr)")
+        vals.append("sc_next(&jr)")
     for k in range(n_sse, 8):
         types.append("double")
         vals.append("sc_bits_double(sc_next(&jr))")
