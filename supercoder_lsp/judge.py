@@ -29,6 +29,18 @@ from .verify.sandbox import run_limited
 from .verify.thunk import CHECKING_ALLOCATOR, checked_objects
 
 
+class Rejected(Exception):
+    """A check's verdict: the reason (one of model.REASONS) and what a user needs to see."""
+
+    def __init__(self, reason: str, detail: str):
+        super().__init__(f"{reason}: {detail}")
+        self.reason, self.detail = reason, detail
+
+
+def _first(problems: list[str], n: int = 4) -> str:
+    return "; ".join(problems[:n]) + (f" (and {len(problems) - n} more)" if len(problems) > n else "")
+
+
 @dataclass
 class Judge:
     """Judges the candidates of one function against its -O3 baseline."""
@@ -52,109 +64,139 @@ class Judge:
     _ref_timed: object = None
 
     def __call__(self, cand: Candidate) -> CandidateResult:
-        ctx, fn, base_asm, harness, timer, fdir = self.ctx, self.fn, self.base_asm, self.harness, self.timer, self.fdir
-        seen = self.seen
+        """The candidate through every check in order; the first that fails is its verdict."""
         r = CandidateResult(cand.label, cand.origin, REJECTED, None, "", cand.assembly, source_change=cand.source_change)
-        sw_c = Stopwatch(r.stage_seconds)
+        sw = Stopwatch(r.stage_seconds)
+        try:
+            self._usable_and_new(cand)
+            self._screen_text(cand, r)
+            cobj = self._assemble_and_screen_object(cand, sw)
+            self._cpu(cand)
+            self._function_harness(cand, cobj, r, sw)
+            cand_exe = self._program_tests(cand, cobj, r, sw)
+            self._time_function(cand, r, sw)
+            self._time_program(cand_exe, r, sw)
+            self._decide(r)
+        except Rejected as e:
+            r.reason, r.detail = e.reason, e.detail
+        return r
 
-        def reject(reason: str, detail: str) -> CandidateResult:
-            r.reason, r.detail = reason, detail
-            return r
-
+    # -- the checks, in order; each raises Rejected ------------------------------------
+    def _usable_and_new(self, cand: Candidate) -> None:
         if cand.problem:
-            return reject("unusable", cand.problem)
-        norm = "\n".join(ln.strip() for ln in cand.assembly.splitlines() if ln.strip())
-        if norm in seen:
-            return reject("duplicate", f"same assembly as candidate {seen[norm]}")
-        seen[norm] = cand.label
-        if norm == _normalized(base_asm):
-            return reject("duplicate", "same code as the -O3 original: nothing to time")
-        unsafe = screen(cand.assembly, base_asm)
+            raise Rejected("unusable", cand.problem)
+        norm = _normalized(cand.assembly)
+        if norm in self.seen:
+            raise Rejected("duplicate", f"same assembly as candidate {self.seen[norm]}")
+        self.seen[norm] = cand.label
+        if norm == _normalized(self.base_asm):
+            raise Rejected("duplicate", "same code as the -O3 original: nothing to time")
+
+    def _screen_text(self, cand: Candidate, r: CandidateResult) -> None:
+        unsafe = screen(cand.assembly, self.base_asm)
         if unsafe:
-            return reject("unsafe", "; ".join(unsafe[:4]) + (f" (and {len(unsafe) - 4} more)" if len(unsafe) > 4 else ""))
-        feats = instruction_features(cand.assembly)
-        r.features = sorted(feats - self.base_features)
+            raise Rejected("unsafe", _first(unsafe))
+        r.features = sorted(instruction_features(cand.assembly) - self.base_features)
         r.cpu_features = sorted(required_cpu_flags(cand.assembly))
-        cobj = fdir / f"cand-{cand.label}.o"
-        with sw_c("assemble"):
+
+    def _assemble_and_screen_object(self, cand: Candidate, sw: Stopwatch) -> Path:
+        cobj = self.fdir / f"cand-{cand.label}.o"
+        with sw("assemble"):
             try:
                 build.assemble(cand.assembly, cobj)
             except build.BuildError as e:
-                return reject("assemble-error", e.output.replace(str(cobj.with_suffix(".s")), f"{cand.label}.s"))
-            problems = check_object(cobj, fn.name)
+                raise Rejected("assemble-error", e.output.replace(str(cobj.with_suffix(".s")), f"{cand.label}.s"))
+            problems = check_object(cobj, self.fn.name)
             if problems:
                 missing = [p for p in problems if "does not define" in p]
-                return reject("link-error" if missing else "unsafe", "; ".join(problems))
+                raise Rejected("link-error" if missing else "unsafe", "; ".join(problems))
             if self.base_obj is not None:
                 hidden = screen_object(cobj, self.base_obj, extern_sizes=self.extern_sizes)
                 if hidden:
-                    return reject("unsafe", "; ".join(hidden[:4]) + (f" (and {len(hidden) - 4} more)" if len(hidden) > 4 else ""))
+                    raise Rejected("unsafe", _first(hidden))
+        return cobj
+
+    @staticmethod
+    def _cpu(cand: Candidate) -> None:
         lacking = missing_cpu_flags(cand.assembly)
         if lacking:
-            return reject("unsupported-cpu", f"needs CPU features this machine lacks: {', '.join(sorted(lacking))}")
-        if harness is not None:
-            with sw_c("verify"):
-                chk = harness.check(cobj, cand.label)
-            r.inputs_checked = chk.inputs if chk.ok else 0
-            if not chk.ok:
-                return reject(chk.reason, chk.detail)
-        cand_exe = None
-        if ctx.tests or self.bench_input or self.workload:
-            cand_exe = fdir / f"prog-{cand.label}"
-            with sw_c("verify"):
-                try:
-                    build.link([self.rest_obj, cobj, ctx.program_sandbox()], cand_exe, compiler=ctx.cfg.compiler)
-                except build.BuildError as e:
-                    return reject("link-error", e.output)
-                load_time = check_linked(cand_exe, self._reference())
-                if load_time:
-                    return reject("unsafe", "; ".join(load_time))
-                if ctx.tests:  # behind the checking thunk, with the checking allocator
-                    checked = fdir / f"prog-{cand.label}-checked"
-                    try:
-                        build.link([self.rest_obj, *checked_objects(cobj, fn.name, fdir / "checked"), ctx.program_sandbox()],
-                                   checked, compiler=ctx.cfg.compiler)
-                    except build.BuildError as e:
-                        return reject("link-error", e.output)
-                    load_time = check_linked(checked, self._reference())
-                    if load_time:
-                        return reject("unsafe", "; ".join(load_time))
-                    pc = run_tests(checked, ctx.tests, expected_status=self._reference_status(), env=CHECKING_ALLOCATOR)
-                    r.tests_passed = pc.passed
-                    if not pc.ok:
-                        return reject(pc.reason, pc.detail)
-        if timer is not None:
-            with sw_c("measure"):
-                try:
-                    r.timing = timer.time(base_asm, cand.assembly, cand.label)
-                except TimingMismatch as e:
-                    return reject("unsafe", str(e))
-                except TimingError as e:
-                    return reject("not-faster", f"could not be timed: {e}")
-        if cand_exe is not None and (self.bench_input or self.workload):
-            with sw_c("verify"):
-                differs = self._differs_on_timed_input(cand_exe)
-            if differs:
-                return reject("wrong-output", differs)
-            with sw_c("measure"):
-                try:
-                    r.program_timing = time_programs(ctx.baseline_program(), cand_exe, bench_input=self.bench_input,
-                                                     workload=self.workload, workdir=fdir, min_speedup=self.min_speedup)
-                except RuntimeError as e:  # this candidate's timing failed: the others go on
-                    return reject("not-faster", f"could not be timed: {e}")
-        fast = r.timing.significant if r.timing else (r.program_timing.significant if r.program_timing else False)
-        if r.timing is None and r.program_timing is None:
-            return reject("not-faster", "could not be timed: no function harness and no --bench-input/--workload")
-        if not fast:
-            t = r.timing or r.program_timing
-            return reject("not-faster", t.detail)
-        pt = r.program_timing
-        if pt is not None and pt.ci[1] < 1 / max(self.min_speedup, pt.noise[1] if pt.noise else 1):
-            return reject("not-faster", f"faster alone ({r.timing.detail}) but the whole program is slower: {pt.detail}")
-        r.status = ACCEPTED
-        r.detail = (r.timing or pt).detail
-        return r
+            raise Rejected("unsupported-cpu", f"needs CPU features this machine lacks: {', '.join(sorted(lacking))}")
 
+    def _function_harness(self, cand: Candidate, cobj: Path, r: CandidateResult, sw: Stopwatch) -> None:
+        if self.harness is None:
+            return
+        with sw("verify"):
+            chk = self.harness.check(cobj, cand.label)
+        r.inputs_checked = chk.inputs if chk.ok else 0
+        if not chk.ok:
+            raise Rejected(chk.reason, chk.detail)
+
+    def _link_program(self, objs: list[Path], exe: Path) -> Path:
+        """The program with the candidate's objects in the function's place, checked for load-time code."""
+        try:
+            build.link([self.rest_obj, *objs, self.ctx.program_sandbox()], exe, compiler=self.ctx.cfg.compiler)
+        except build.BuildError as e:
+            raise Rejected("link-error", e.output)
+        load_time = check_linked(exe, self._reference())
+        if load_time:
+            raise Rejected("unsafe", "; ".join(load_time))
+        return exe
+
+    def _program_tests(self, cand: Candidate, cobj: Path, r: CandidateResult, sw: Stopwatch) -> Path | None:
+        """The program as it will live (for whole-program timing); its tests run behind the checking
+        thunk with the checking allocator. None when there are neither tests nor a timed input."""
+        ctx = self.ctx
+        if not (ctx.tests or self.bench_input or self.workload):
+            return None
+        with sw("verify"):
+            cand_exe = self._link_program([cobj], self.fdir / f"prog-{cand.label}")
+            if ctx.tests:
+                checked = self._link_program(checked_objects(cobj, self.fn.name, self.fdir / "checked"),
+                                             self.fdir / f"prog-{cand.label}-checked")
+                pc = run_tests(checked, ctx.tests, expected_status=self._reference_status(), env=CHECKING_ALLOCATOR)
+                r.tests_passed = pc.passed
+                if not pc.ok:
+                    raise Rejected(pc.reason, pc.detail)
+        return cand_exe
+
+    def _time_function(self, cand: Candidate, r: CandidateResult, sw: Stopwatch) -> None:
+        if self.timer is None:
+            return
+        with sw("measure"):
+            try:
+                r.timing = self.timer.time(self.base_asm, cand.assembly, cand.label)
+            except TimingMismatch as e:
+                raise Rejected("unsafe", str(e))
+            except TimingError as e:
+                raise Rejected("not-faster", f"could not be timed: {e}")
+
+    def _time_program(self, cand_exe: Path | None, r: CandidateResult, sw: Stopwatch) -> None:
+        if cand_exe is None or not (self.bench_input or self.workload):
+            return
+        with sw("verify"):
+            differs = self._differs_on_timed_input(cand_exe)
+        if differs:
+            raise Rejected("wrong-output", differs)
+        with sw("measure"):
+            try:
+                r.program_timing = time_programs(self.ctx.baseline_program(), cand_exe, bench_input=self.bench_input,
+                                                 workload=self.workload, workdir=self.fdir, min_speedup=self.min_speedup)
+            except RuntimeError as e:  # this candidate's timing failed: the others go on
+                raise Rejected("not-faster", f"could not be timed: {e}")
+
+    def _decide(self, r: CandidateResult) -> None:
+        """Faster beyond the noise of its own run, and not slower as a whole program."""
+        t, pt = r.timing, r.program_timing
+        if t is None and pt is None:
+            raise Rejected("not-faster", "could not be timed: no function harness and no --bench-input/--workload")
+        if not (t or pt).significant:
+            raise Rejected("not-faster", (t or pt).detail)
+        if pt is not None and pt.ci[1] < 1 / max(self.min_speedup, pt.noise[1] if pt.noise else 1):
+            raise Rejected("not-faster", f"faster alone ({t.detail}) but the whole program is slower: {pt.detail}")
+        r.status = ACCEPTED
+        r.detail = (t or pt).detail
+
+    # -- references: the same program with the -O3 original ---------------------------
     def _reference_status(self) -> dict[str, int]:
         """The -O3 program's exit status on each program test."""
         if self._ref_status is None:
