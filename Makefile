@@ -4,13 +4,24 @@ PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 
-.PHONY: demo test setup system-tools venv editors vsix smoke-vscode bench clean
+.PHONY: demo test test-fast lint setup system-tools venv editors vsix smoke-vscode bench clean
 
 demo: setup
 	$(BIN)/supercoder optimize examples/popcount.c
 
 test: setup
 	$(BIN)/python -m pytest -q
+
+test-fast: setup    ## each stage on its own, under a minute: no editors, no hyperfine
+	$(BIN)/python -m pytest -q -m fast
+
+# ruff (lint + format) and mypy over the Python; tsc (strict) + ESLint over the extension; StyLua over the Lua
+lint: setup
+	$(BIN)/ruff check supercoder_lsp tests benchmarks server
+	$(BIN)/ruff format --check supercoder_lsp tests benchmarks server
+	$(BIN)/mypy supercoder_lsp
+	@if command -v npm >/dev/null; then cd editors/vscode && npm run -s lint; \
+	else echo "note: npm not found; the extension and the Lua plugin are not linted"; fi
 
 setup: system-tools venv editors
 

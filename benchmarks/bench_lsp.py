@@ -47,9 +47,11 @@ __attribute__((noinline)) uint32_t mix{i}(uint32_t x, uint32_t k) {{
     return h + {i}u;
 }}
 """)
-    parts.append("int main(void) {\n    unsigned long x, t = 0;\n    while (scanf(\"%lu\", &x) == 1) {\n"
-                 + "".join(f"        t += mix{i}((uint32_t)x, {i + 3}u);\n" for i in range(n_funcs))
-                 + "        t += popcount(x);\n    }\n    printf(\"%lu\\n\", t);\n    return 0;\n}\n")
+    parts.append(
+        'int main(void) {\n    unsigned long x, t = 0;\n    while (scanf("%lu", &x) == 1) {\n'
+        + "".join(f"        t += mix{i}((uint32_t)x, {i + 3}u);\n" for i in range(n_funcs))
+        + '        t += popcount(x);\n    }\n    printf("%lu\\n", t);\n    return 0;\n}\n'
+    )
     return "".join(parts)
 
 
@@ -79,18 +81,25 @@ async def first_hint(src: Path, work: Path) -> float | None:
 
     _quiet(client)
     await client.start_io(sys.executable, "-m", "supercoder_lsp", "--stdio")
-    await client.initialize_async(types.InitializeParams(
-        capabilities=types.ClientCapabilities(), workspace_folders=[types.WorkspaceFolder(uri=work.as_uri(), name="w")],
-        initialization_options={"cacheDir": str(work / "cache-first")}))
+    await client.initialize_async(
+        types.InitializeParams(
+            capabilities=types.ClientCapabilities(),
+            workspace_folders=[types.WorkspaceFolder(uri=work.as_uri(), name="w")],
+            initialization_options={"cacheDir": str(work / "cache-first")},
+        )
+    )
     client.initialized(types.InitializedParams())
     uri = src.as_uri()
-    client.text_document_did_open(types.DidOpenTextDocumentParams(
-        types.TextDocumentItem(uri=uri, language_id="c", version=1, text=src.read_text())))
+    client.text_document_did_open(
+        types.DidOpenTextDocumentParams(
+            types.TextDocumentItem(uri=uri, language_id="c", version=1, text=src.read_text())
+        )
+    )
     client.text_document_did_save(types.DidSaveTextDocumentParams(types.TextDocumentIdentifier(uri=uri)))
     t[0] = time.perf_counter()
     try:
         await asyncio.wait_for(got.wait(), 120)
-    except asyncio.TimeoutError:
+    except TimeoutError:
         return None
     finally:
         await client.shutdown_async(None)
@@ -100,8 +109,13 @@ async def first_hint(src: Path, work: Path) -> float | None:
 
 
 def _quiet(client: LanguageClient) -> None:
-    for method in (types.WORKSPACE_CODE_LENS_REFRESH, types.WORKSPACE_INLAY_HINT_REFRESH,
-                   types.WINDOW_WORK_DONE_PROGRESS_CREATE, types.PROGRESS, types.WINDOW_SHOW_MESSAGE):
+    for method in (
+        types.WORKSPACE_CODE_LENS_REFRESH,
+        types.WORKSPACE_INLAY_HINT_REFRESH,
+        types.WINDOW_WORK_DONE_PROGRESS_CREATE,
+        types.PROGRESS,
+        types.WINDOW_SHOW_MESSAGE,
+    ):
         client.feature(method)(lambda *args: None)
     client.feature(types.WORKSPACE_CONFIGURATION)(lambda params: [None for _ in params.items])
 
@@ -116,8 +130,10 @@ async def main() -> int:
     src.write_text(make_file())
     print(f"file: {src} ({len(src.read_text().splitlines())} lines)")
     fh = await first_hint(src, work)
-    print("didSave -> first hint, default settings (1 job, offline compilers proposer): "
-          + (f"{fh:.2f} s" if fh is not None else "none within 120 s"))
+    print(
+        "didSave -> first hint, default settings (1 job, offline compilers proposer): "
+        + (f"{fh:.2f} s" if fh is not None else "none within 120 s")
+    )
 
     client = LanguageClient("bench", "1")
     hints: list[float] = []
@@ -134,18 +150,27 @@ async def main() -> int:
 
     await client.start_io(sys.executable, "-m", "supercoder_lsp", "--stdio")
     pid = client._server.pid
-    caps = types.ClientCapabilities(window=types.WindowClientCapabilities(work_done_progress=True),
-                                    workspace=types.WorkspaceClientCapabilities(configuration=True))
-    await client.initialize_async(types.InitializeParams(
-        capabilities=caps, workspace_folders=[types.WorkspaceFolder(uri=work.as_uri(), name="w")],
-        initialization_options={"parallelJobs": a.jobs, "topFunctions": a.jobs, "cacheDir": str(work / "cache")}))
+    caps = types.ClientCapabilities(
+        window=types.WindowClientCapabilities(work_done_progress=True),
+        workspace=types.WorkspaceClientCapabilities(configuration=True),
+    )
+    await client.initialize_async(
+        types.InitializeParams(
+            capabilities=caps,
+            workspace_folders=[types.WorkspaceFolder(uri=work.as_uri(), name="w")],
+            initialization_options={"parallelJobs": a.jobs, "topFunctions": a.jobs, "cacheDir": str(work / "cache")},
+        )
+    )
     client.initialized(types.InitializedParams())
     await asyncio.sleep(1.0)
     idle_before = rss_mb(pid)
 
     uri = src.as_uri()
-    client.text_document_did_open(types.DidOpenTextDocumentParams(
-        types.TextDocumentItem(uri=uri, language_id="c", version=1, text=src.read_text())))
+    client.text_document_did_open(
+        types.DidOpenTextDocumentParams(
+            types.TextDocumentItem(uri=uri, language_id="c", version=1, text=src.read_text())
+        )
+    )
     client.text_document_did_save(types.DidSaveTextDocumentParams(types.TextDocumentIdentifier(uri=uri)))
     t_save[0] = time.perf_counter()
 
@@ -159,8 +184,13 @@ async def main() -> int:
         await client.text_document_hover_async(types.HoverParams(doc, types.Position(line, 30)))
         lat["hover"].append(time.perf_counter() - t)
         t = time.perf_counter()
-        await client.text_document_code_action_async(types.CodeActionParams(
-            doc, types.Range(types.Position(line, 0), types.Position(line, 0)), types.CodeActionContext(diagnostics=[])))
+        await client.text_document_code_action_async(
+            types.CodeActionParams(
+                doc,
+                types.Range(types.Position(line, 0), types.Position(line, 0)),
+                types.CodeActionContext(diagnostics=[]),
+            )
+        )
         lat["codeAction"].append(time.perf_counter() - t)
         t = time.perf_counter()
         await client.text_document_inlay_hint_async(types.InlayHintParams(doc, whole))
@@ -169,14 +199,18 @@ async def main() -> int:
     busy_rss = rss_mb(pid)
     try:
         await asyncio.wait_for(got_hint.wait(), 120)
-    except asyncio.TimeoutError:
+    except TimeoutError:
         pass
     for name, xs in lat.items():
-        print(f"{name:11} p50 {1000 * statistics.median(xs):6.1f} ms   p99 {1000 * pct(xs, 0.99):6.1f} ms   "
-              f"(n={len(xs)}, while {a.jobs} background jobs ran)")
+        print(
+            f"{name:11} p50 {1000 * statistics.median(xs):6.1f} ms   p99 {1000 * pct(xs, 0.99):6.1f} ms   "
+            f"(n={len(xs)}, while {a.jobs} background jobs ran)"
+        )
     print(f"didSave -> first hint with {a.jobs} parallel jobs: {hints[0]:.2f} s" if hints else "no hint within 120 s")
     await asyncio.sleep(3.0)
-    print(f"server RSS: idle before work {idle_before:.1f} MB, during jobs {busy_rss:.1f} MB, idle after {rss_mb(pid):.1f} MB")
+    print(
+        f"server RSS: idle before work {idle_before:.1f} MB, during jobs {busy_rss:.1f} MB, idle after {rss_mb(pid):.1f} MB"
+    )
     await client.shutdown_async(None)
     client.exit(None)
     await client.stop()

@@ -78,8 +78,13 @@ def main() -> int:
         if a.only and a.only != prog.name:
             continue
         meta = json.loads((prog / "meta.json").read_text())
-        opts = Options(functions=(meta["function"],), tests_dir=prog / "tests", use_cache=False, n_random=a.inputs,
-                       bench_input=(prog / "bench.in") if a.whole_program else None)
+        opts = Options(
+            functions=(meta["function"],),
+            tests_dir=prog / "tests",
+            use_cache=False,
+            n_random=a.inputs,
+            bench_input=(prog / "bench.in") if a.whole_program else None,
+        )
         fn, wall = run_one(prog / "prog.c", opts)
         print(row("program", prog.name, fn, wall), flush=True)
     for meta in json.loads((bench / "functions" / "meta.json").read_text())["functions"]:
@@ -95,17 +100,34 @@ def main() -> int:
         t = json.loads((target / "target.json").read_text())
         import shutil
         import tempfile
+
         tmp = Path(tempfile.mkdtemp())
         shutil.copytree(target, tmp / t["function"])
         prog = bench / t["program"] if t.get("program") else None
-        opts = Options(proposers=("replay",), candidates_dir=tmp, functions=(t["function"],), samples=100,
-                       tests_dir=(prog / "tests") if prog else None, use_cache=False, n_random=a.inputs)
+        opts = Options(
+            proposers=("replay",),
+            candidates_dir=tmp,
+            functions=(t["function"],),
+            samples=100,
+            tests_dir=(prog / "tests") if prog else None,
+            use_cache=False,
+            n_random=a.inputs,
+        )
         fn, wall = run_one(bench / t["source"], opts)
         want = {e["candidate"][:-2]: e["expected"] for e in expected if e["target"] == target.name}
         agree = [c.label for c in fn.candidates if (c.status == "accepted") == (want.get(c.label) == "accept")]
         differ = [f"{c.label}:{c.reason or 'accepted'}" for c in fn.candidates if c.label not in agree]
-        print(row("replay", target.name, fn, wall, f"agrees with expected.json on {len(agree)}/{len(fn.candidates)}"
-                  + (f"; differs: {', '.join(differ)}" if differ else "")), flush=True)
+        print(
+            row(
+                "replay",
+                target.name,
+                fn,
+                wall,
+                f"agrees with expected.json on {len(agree)}/{len(fn.candidates)}"
+                + (f"; differs: {', '.join(differ)}" if differ else ""),
+            ),
+            flush=True,
+        )
         shutil.rmtree(tmp, ignore_errors=True)
     print(f"total wall {time.perf_counter() - t_all:.1f}s")
     return 0

@@ -31,8 +31,10 @@ from supercoder_lsp.source import parse_functions  # noqa: E402
 
 
 def targets(bench: Path) -> list[tuple[Path, str]]:
-    out = [(bench / "functions" / f["file"], f["name"])
-           for f in json.loads((bench / "functions" / "meta.json").read_text())["functions"]]
+    out = [
+        (bench / "functions" / f["file"], f["name"])
+        for f in json.loads((bench / "functions" / "meta.json").read_text())["functions"]
+    ]
     for meta in sorted((bench / "programs").glob("*/meta.json")):
         m = json.loads(meta.read_text())
         out.append((meta.parent / "prog.c", m["function"]))
@@ -58,8 +60,9 @@ def main() -> int:
             print(f"{name:16}   - no harness: {plan.why}")
             continue
         with tempfile.TemporaryDirectory() as d:
-            cut = cut_function(build.compile_to_asm(src, BuildConfig("gcc", ("-O3",), "bench", str(src.parent)),
-                                                    Path(d) / "b.s"), name)
+            cut = cut_function(
+                build.compile_to_asm(src, BuildConfig("gcc", ("-O3",), "bench", str(src.parent)), Path(d) / "b.s"), name
+            )
             timer = InterleavedTimer(TimingSetup(Path(d) / "t", name, plan, rounds=a.rounds))
             for k in range(a.repeat):
                 t = timer.time(cut.text, cut.text, f"same{k}")
@@ -68,12 +71,16 @@ def main() -> int:
                 aa_ci = t.noise
                 aa_all += aa
                 same_all.append(t.speedup)
-                print(f"{name:16} {k:>3} {statistics.median(aa):>8.2f} ({aa_ci[0]:.2f}-{aa_ci[1]:.2f})"
-                      f" {t.speedup:>8.2f} ({t.ci[0]:.2f}-{t.ci[1]:.2f}) {floor:>6.2f}"
-                      + ("  FASTER?!" if t.significant else ""))
+                print(
+                    f"{name:16} {k:>3} {statistics.median(aa):>8.2f} ({aa_ci[0]:.2f}-{aa_ci[1]:.2f})"
+                    f" {t.speedup:>8.2f} ({t.ci[0]:.2f}-{t.ci[1]:.2f}) {floor:>6.2f}"
+                    + ("  FASTER?!" if t.significant else "")
+                )
     if same_all:
-        print(f"\nall: A/A per alignment {min(aa_all):.2f}-{max(aa_all):.2f} (median {statistics.median(aa_all):.2f}); "
-              f"identical copy {min(same_all):.2f}-{max(same_all):.2f} (median {statistics.median(same_all):.2f})")
+        print(
+            f"\nall: A/A per alignment {min(aa_all):.2f}-{max(aa_all):.2f} (median {statistics.median(aa_all):.2f}); "
+            f"identical copy {min(same_all):.2f}-{max(same_all):.2f} (median {statistics.median(same_all):.2f})"
+        )
     return 0
 
 

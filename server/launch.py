@@ -33,11 +33,27 @@ def load(path: Path) -> dict:
 
 def command(cfg: dict) -> list[str]:
     m, s, p = cfg["model"], cfg["server"], cfg["parallel"]
-    argv = ["vllm", "serve", m["name"], "--served-model-name", m["served_name"], "--host", s["host"],
-            "--port", str(s["port"]), "--dtype", m["dtype"], "--max-model-len", str(m["max_model_len"]),
-            "--tensor-parallel-size", str(p["tensor_parallel_size"]),
-            "--pipeline-parallel-size", str(p["pipeline_parallel_size"]),
-            "--gpu-memory-utilization", str(p["gpu_memory_utilization"])]
+    argv = [
+        "vllm",
+        "serve",
+        m["name"],
+        "--served-model-name",
+        m["served_name"],
+        "--host",
+        s["host"],
+        "--port",
+        str(s["port"]),
+        "--dtype",
+        m["dtype"],
+        "--max-model-len",
+        str(m["max_model_len"]),
+        "--tensor-parallel-size",
+        str(p["tensor_parallel_size"]),
+        "--pipeline-parallel-size",
+        str(p["pipeline_parallel_size"]),
+        "--gpu-memory-utilization",
+        str(p["gpu_memory_utilization"]),
+    ]
     if p["pipeline_parallel_size"] > 1:
         argv += ["--distributed-executor-backend", "ray"]  # several nodes: start a Ray cluster first
     if os.environ.get(s.get("api_key_env", "")):
@@ -90,7 +106,7 @@ def main(argv: list[str] | None = None) -> int:
         print(" ".join(argv_))
         return 0
     if not shutil.which("vllm"):
-        print('vllm is not installed here: pip install vllm (needs a CUDA GPU)', file=sys.stderr)
+        print("vllm is not installed here: pip install vllm (needs a CUDA GPU)", file=sys.stderr)
         return 3
     proc = subprocess.Popen(argv_)
     url = f"http://127.0.0.1:{cfg['server']['port']}"
@@ -101,8 +117,10 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{why}; clients: --proposer openai --base-url {url}/v1 --model {cfg['model']['served_name']}")
             return proc.wait()
         time.sleep(5)
-    print("the server did not become healthy" if proc.poll() is None else f"vllm exited with {proc.returncode}",
-          file=sys.stderr)
+    print(
+        "the server did not become healthy" if proc.poll() is None else f"vllm exited with {proc.returncode}",
+        file=sys.stderr,
+    )
     proc.terminate()
     return 1
 

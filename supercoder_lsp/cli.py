@@ -38,24 +38,41 @@ def _bound(text: str) -> tuple[str, str, list]:
         lhs, rhs = text.split("=", 1)
         lo, hi = rhs.split(":", 1)
         fn, _, param = lhs.rpartition(".")
-        conv = float if any(c in lo + hi for c in ".eE") and not lo.lower().startswith("0x") else (lambda s: int(s, 0))
-        return fn, param, [conv(lo), conv(hi)]
+        if any(c in lo + hi for c in ".eE") and not lo.lower().startswith("0x"):
+            return fn, param, [float(lo), float(hi)]
+        return fn, param, [int(lo, 0), int(hi, 0)]
     except ValueError:
-        raise argparse.ArgumentTypeError(f"'{text}' is not FUNCTION.PARAM=LOW:HIGH (e.g. arrmax.n=0:1000)")
+        raise argparse.ArgumentTypeError(f"'{text}' is not FUNCTION.PARAM=LOW:HIGH (e.g. arrmax.n=0:1000)") from None
 
 
 def parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="supercoder", description="Find hot C functions, propose faster assembly, "
-                                "keep only what is verified and measured.")
+    p = argparse.ArgumentParser(
+        prog="supercoder",
+        description="Find hot C functions, propose faster assembly, keep only what is verified and measured.",
+    )
     p.add_argument("--version", action="version", version=f"supercoder {__version__}")
     sub = p.add_subparsers(dest="command", required=True)
-    o = sub.add_parser("optimize", help="optimize the hot functions of a C file",
-                       epilog="Exit codes: 0 finished, 1 internal error, 2 bad input, 3 missing tool, 4 file does not compile.")
+    o = sub.add_parser(
+        "optimize",
+        help="optimize the hot functions of a C file",
+        epilog="Exit codes: 0 finished, 1 internal error, 2 bad input, 3 missing tool, 4 file does not compile.",
+    )
     o.add_argument("file", type=Path)
-    o.add_argument("-f", "--function", action="append", default=[], help="optimize this function (repeatable); default: the top-k hot ones")
+    o.add_argument(
+        "-f",
+        "--function",
+        action="append",
+        default=[],
+        help="optimize this function (repeatable); default: the top-k hot ones",
+    )
     o.add_argument("-k", "--top", type=int, default=3, help="how many hot functions to optimize (default 3)")
-    o.add_argument("-p", "--proposer", default=None, help=f"comma-separated proposers: {', '.join(PROPOSERS)} "
-                   "(default: compilers, or replay when --candidates is given)")
+    o.add_argument(
+        "-p",
+        "--proposer",
+        default=None,
+        help=f"comma-separated proposers: {', '.join(PROPOSERS)} "
+        "(default: compilers, or replay when --candidates is given)",
+    )
     o.add_argument("--candidates", type=Path, help="replay proposer: DIR/<function>/*.s")
     o.add_argument("--base-url", help="openai proposer: an OpenAI-compatible server, e.g. http://127.0.0.1:8000/v1")
     o.add_argument("--model", help="openai proposer: the model name the server serves")
@@ -63,32 +80,60 @@ def parser() -> argparse.ArgumentParser:
     o.add_argument("--refine", type=int, default=2, help="refinement rounds for model proposers (default 2)")
     o.add_argument("--hf-model", type=Path, help="hf and vllm proposers: the model (a directory with local weights)")
     o.add_argument("--max-new-tokens", type=int, default=2048, help="longest model reply, in tokens (default 2048)")
-    o.add_argument("--model-timeout", type=float, default=120.0,
-                   help="openai proposer: seconds per request before it counts as failed (default 120; 2 retries)")
+    o.add_argument(
+        "--model-timeout",
+        type=float,
+        default=120.0,
+        help="openai proposer: seconds per request before it counts as failed (default 120; 2 retries)",
+    )
     o.add_argument("--template", type=Path, help="prompt template file ({c_code}, {assembly}, {function})")
-    o.add_argument("-n", "--samples", type=int, default=8, help="candidates per proposer per function (best-of-N, default 8)")
+    o.add_argument(
+        "-n", "--samples", type=int, default=8, help="candidates per proposer per function (best-of-N, default 8)"
+    )
     o.add_argument("--tests", type=Path, help="program tests: DIR of NAME.in / NAME.out pairs (exact stdout match)")
     o.add_argument("--bench-input", type=Path, help="stdin for whole-program timing and profiling")
     o.add_argument("--workload", help="command for whole-program timing and profiling; {exe} stands for the program")
-    o.add_argument("--inputs", type=int, default=100_000, help="random inputs for the function harness (default 100000)")
-    o.add_argument("--bound", type=_bound, action="append", default=[], metavar="FUNC.PARAM=LO:HI",
-                   help="input bounds for a parameter (for an array or string: its length)")
+    o.add_argument(
+        "--inputs", type=int, default=100_000, help="random inputs for the function harness (default 100000)"
+    )
+    o.add_argument(
+        "--bound",
+        type=_bound,
+        action="append",
+        default=[],
+        metavar="FUNC.PARAM=LO:HI",
+        help="input bounds for a parameter (for an array or string: its length)",
+    )
     o.add_argument("--rounds", type=int, default=100, help="interleaved timing rounds per alignment (default 100)")
     o.add_argument("--min-speedup", type=float, default=1.02, help="smallest speedup ever claimed (default 1.02)")
     o.add_argument("--cc", help="compiler (overrides compile_commands.json and .supercoder.toml)")
-    o.add_argument("--cflags", help="compiler flags as one string, e.g. --cflags='-O2 -march=x86-64-v3' (overrides compile_commands.json and .supercoder.toml)")
-    o.add_argument("--compile-timeout", type=float, default=120.0, help="seconds before a compiler run counts as hung (default 120)")
+    o.add_argument(
+        "--cflags",
+        help="compiler flags as one string, e.g. --cflags='-O2 -march=x86-64-v3' (overrides compile_commands.json and .supercoder.toml)",
+    )
+    o.add_argument(
+        "--compile-timeout",
+        type=float,
+        default=120.0,
+        help="seconds before a compiler run counts as hung (default 120)",
+    )
     o.add_argument("--no-cache", action="store_true", help="do not read or write the results cache")
     o.add_argument("--cache-dir", type=Path, help="results cache directory (default: the user cache dir)")
     o.add_argument("--keep-work", type=Path, help="keep every intermediate file in this directory")
-    o.add_argument("--allow-unsandboxed", action="store_true",
-                   help="run candidates even where no seccomp filter can contain them (not recommended)")
+    o.add_argument(
+        "--allow-unsandboxed",
+        action="store_true",
+        help="run candidates even where no seccomp filter can contain them (not recommended)",
+    )
     o.add_argument("--json", action="store_true", help="print the JSON report to stdout")
     o.add_argument("-o", "--output", type=Path, help="also write the JSON report to this file")
     o.add_argument("--progress-jsonl", action="store_true", help=argparse.SUPPRESS)  # for the language server's workers
-    r = sub.add_parser("replace", help="replace a function's C with verified assembly (C kept under #else)",
-                       epilog="Exit codes: 0 verified (and written with --write), 5 not verified or not faster, "
-                              "2 bad input, 3 missing tool, 4 the file does not compile.")
+    r = sub.add_parser(
+        "replace",
+        help="replace a function's C with verified assembly (C kept under #else)",
+        epilog="Exit codes: 0 verified (and written with --write), 5 not verified or not faster, "
+        "2 bad input, 3 missing tool, 4 the file does not compile.",
+    )
     r.add_argument("file", type=Path)
     r.add_argument("-f", "--function", required=True)
     r.add_argument("--assembly", type=Path, required=True, help="the verified assembly of the function (a .s file)")
@@ -96,7 +141,9 @@ def parser() -> argparse.ArgumentParser:
     r.add_argument("--inputs", type=int, default=100_000)
     r.add_argument("--cc")
     r.add_argument("--cflags")
-    r.add_argument("--write", action="store_true", help="write the edited file (atomically) when it verifies and is faster")
+    r.add_argument(
+        "--write", action="store_true", help="write the edited file (atomically) when it verifies and is faster"
+    )
     r.add_argument("--json", action="store_true")
     return p
 
@@ -128,9 +175,21 @@ def replace_cmd(a: argparse.Namespace) -> int:
         os.replace(tmp, a.file)  # never a half-written source file
         wrote = True
     if a.json:
-        sys.stdout.write(json.dumps({"ok": res.ok, "faster": res.faster, "detail": res.detail, "speedup": res.speedup,
-                                     "speedup_ci": list(res.ci) if res.ci else None, "inputs_checked": res.inputs,
-                                     "written": wrote, "edited": edited}) + "\n")
+        sys.stdout.write(
+            json.dumps(
+                {
+                    "ok": res.ok,
+                    "faster": res.faster,
+                    "detail": res.detail,
+                    "speedup": res.speedup,
+                    "speedup_ci": list(res.ci) if res.ci else None,
+                    "inputs_checked": res.inputs,
+                    "written": wrote,
+                    "edited": edited,
+                }
+            )
+            + "\n"
+        )
     else:
         head = "verified" if res.ok and res.faster else "verified but not faster" if res.ok else "not verified"
         print(f"{head}: {res.detail}" + (f"; wrote {a.file}" if wrote else ""))
@@ -138,8 +197,11 @@ def replace_cmd(a: argparse.Namespace) -> int:
 
 
 def options_from(a: argparse.Namespace) -> Options:
-    proposers = tuple(x.strip() for x in a.proposer.split(",") if x.strip()) if a.proposer else (
-        ("replay",) if a.candidates else ("compilers",))
+    proposers = (
+        tuple(x.strip() for x in a.proposer.split(",") if x.strip())
+        if a.proposer
+        else (("replay",) if a.candidates else ("compilers",))
+    )
     bounds: dict[str, dict[str, list]] = {}
     for fn, param, b in a.bound:
         fns = [fn] if fn else (a.function or ["*"])
@@ -149,13 +211,34 @@ def options_from(a: argparse.Namespace) -> Options:
         raise InputError("--bound without a function name needs --function; write FUNC.PARAM=LO:HI")
     if a.samples < 1 or a.top < 1 or a.inputs < 0 or a.rounds < 6:
         raise InputError("--samples and --top must be >= 1, --inputs >= 0 and --rounds >= 6")
-    return Options(proposers=proposers, samples=a.samples, candidates_dir=a.candidates, tests_dir=a.tests,
-                   bench_input=a.bench_input, workload=a.workload, functions=tuple(a.function), top=a.top,
-                   bounds=bounds, n_random=a.inputs, rounds=a.rounds, min_speedup=a.min_speedup,
-                   compiler=a.cc, flags=a.cflags, compile_timeout=a.compile_timeout, refine=a.refine,
-                   openai_base_url=a.base_url, openai_model=a.model, temperature=a.temperature,
-                   template=a.template.read_text() if a.template else None, hf_model=a.hf_model,
-                   max_new_tokens=a.max_new_tokens, model_timeout=a.model_timeout, use_cache=not a.no_cache, cache_dir=a.cache_dir, keep_dir=a.keep_work)
+    return Options(
+        proposers=proposers,
+        samples=a.samples,
+        candidates_dir=a.candidates,
+        tests_dir=a.tests,
+        bench_input=a.bench_input,
+        workload=a.workload,
+        functions=tuple(a.function),
+        top=a.top,
+        bounds=bounds,
+        n_random=a.inputs,
+        rounds=a.rounds,
+        min_speedup=a.min_speedup,
+        compiler=a.cc,
+        flags=a.cflags,
+        compile_timeout=a.compile_timeout,
+        refine=a.refine,
+        openai_base_url=a.base_url,
+        openai_model=a.model,
+        temperature=a.temperature,
+        template=a.template.read_text() if a.template else None,
+        hf_model=a.hf_model,
+        max_new_tokens=a.max_new_tokens,
+        model_timeout=a.model_timeout,
+        use_cache=not a.no_cache,
+        cache_dir=a.cache_dir,
+        keep_dir=a.keep_work,
+    )
 
 
 def function_json(f) -> dict:
@@ -169,26 +252,44 @@ def function_json(f) -> dict:
         cands.append(d)
     best = f.best_result()
     return {
-        "name": f.name, "range": to_json(f.range), "signature": f.signature, "status": f.status, "detail": f.detail,
-        "hotness": f.hotness, "harness": f.harness, "cached": f.cached, "stage_seconds": f.stage_seconds,
+        "name": f.name,
+        "range": to_json(f.range),
+        "signature": f.signature,
+        "status": f.status,
+        "detail": f.detail,
+        "hotness": f.hotness,
+        "harness": f.harness,
+        "cached": f.cached,
+        "stage_seconds": f.stage_seconds,
         "baseline": {"assembly": f.baseline_assembly},
         "candidates": cands,
-        "best": None if best is None else {
-            "label": best.label, "origin": best.origin,
+        "best": None
+        if best is None
+        else {
+            "label": best.label,
+            "origin": best.origin,
             "speedup": best.timing.speedup if best.timing else None,
             "speedup_ci": list(best.timing.ci) if best.timing else None,
             "program_speedup": best.program_timing.speedup if best.program_timing else None,
             "program_speedup_ci": list(best.program_timing.ci) if best.program_timing else None,
-            "features": best.features, "cpu_features": best.cpu_features,
-            "source_change": to_json(best.source_change), "assembly": best.assembly,
+            "features": best.features,
+            "cpu_features": best.cpu_features,
+            "source_change": to_json(best.source_change),
+            "assembly": best.assembly,
         },
     }
 
 
 def report_json(rep: Report) -> dict:
-    return {"schema_version": SCHEMA_VERSION, "tool": f"supercoder {__version__}", "file": rep.path,
-            "environment": rep.environment, "notes": rep.notes, "seconds": rep.seconds,
-            "functions": [function_json(f) for f in rep.functions]}
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "tool": f"supercoder {__version__}",
+        "file": rep.path,
+        "environment": rep.environment,
+        "notes": rep.notes,
+        "seconds": rep.seconds,
+        "functions": [function_json(f) for f in rep.functions],
+    }
 
 
 def _speed(c) -> str:
@@ -200,8 +301,9 @@ def _speed(c) -> str:
 
 def print_table(rep: Report, console: Console) -> None:
     env = rep.environment
-    console.print(f"[bold]{rep.path}[/]  {env['compiler']} {' '.join(env['flags'])}  ({env['flags_from']})  "
-                  f"on {env['cpu_model']}")
+    console.print(
+        f"[bold]{rep.path}[/]  {env['compiler']} {' '.join(env['flags'])}  ({env['flags_from']})  on {env['cpu_model']}"
+    )
     for note in rep.notes:
         console.print(f"[dim]note: {note}[/]")
     for f in rep.functions:
@@ -209,27 +311,36 @@ def print_table(rep: Report, console: Console) -> None:
         console.print()
         head = f"[bold]{f.name}[/] {f.signature}" + ("  [dim](cached)[/]" if f.cached else "")
         console.print(head)
-        if best is not None:
-            t = best.timing or best.program_timing
+        t = (best.timing or best.program_timing) if best is not None else None
+        if best is not None and t is not None:
             uses = f", uses {', '.join(best.features)}" if best.features else ""
-            how = (f"verified on {best.inputs_checked:,} inputs" if best.inputs_checked
-                   else f"only {best.tests_passed} program tests pass (no function harness)")
-            console.print(f"  [green]{t.speedup:.2f}x faster (95% CI {t.ci[0]:.2f}-{t.ci[1]:.2f}){uses} - {how}[/]  ({escape(best.label)})")
+            how = (
+                f"verified on {best.inputs_checked:,} inputs"
+                if best.inputs_checked
+                else f"only {best.tests_passed} program tests pass (no function harness)"
+            )
+            console.print(
+                f"  [green]{t.speedup:.2f}x faster (95% CI {t.ci[0]:.2f}-{t.ci[1]:.2f}){uses} - {how}[/]  ({escape(best.label)})"
+            )
             if best.program_timing and best.timing:
                 console.print(f"  whole program: {best.program_timing.detail}")
             if best.source_change:
-                console.print(f"  source-level change: [cyan]{best.source_change.text}[/] ({best.source_change.description})")
+                console.print(
+                    f"  source-level change: [cyan]{best.source_change.text}[/] ({best.source_change.description})"
+                )
         else:
             console.print(f"  [yellow]{f.detail}[/]" if f.status == "done" else f"  [red]{f.status}:[/] {f.detail}")
         if not f.candidates:
             continue
-        t = Table(show_header=True, header_style="bold", box=None, pad_edge=False)
+        table = Table(show_header=True, header_style="bold", box=None, pad_edge=False)
         for col in ("candidate", "verdict", "speedup (95% CI)", "features", "detail"):
-            t.add_column(col, overflow="fold")
+            table.add_column(col, overflow="fold")
         for c in f.candidates:
             verdict = "[green]accepted[/]" if c.status == "accepted" else f"[red]{c.reason}[/]"
-            t.add_row(c.label, verdict, _speed(c), ", ".join(c.features), c.detail.splitlines()[0][:160] if c.detail else "")
-        console.print(t)
+            table.add_row(
+                c.label, verdict, _speed(c), ", ".join(c.features), c.detail.splitlines()[0][:160] if c.detail else ""
+            )
+        console.print(table)
     if any(f.best_result() is not None for f in rep.functions):
         limits = rep.environment.get("verification_limits") or []
         if limits:
@@ -243,6 +354,7 @@ def optimize(a: argparse.Namespace) -> int:
         os.environ["SUPERCODER_ALLOW_UNSANDBOXED"] = "1"
     opts = options_from(a)
     if a.progress_jsonl:  # machine-readable progress on stderr, one JSON object a line
+
         def progress_line(fn: str, stage: str, step: int | None = None, steps: int | None = None) -> None:
             sys.stderr.write(json.dumps({"function": fn, "stage": stage, "step": step, "steps": steps}) + "\n")
             sys.stderr.flush()
@@ -253,8 +365,15 @@ def optimize(a: argparse.Namespace) -> int:
 
         rep = Pipeline(opts, progress_line, on_update=update).run(a.file)
         return _emit(a, rep)
-    with Progress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                  TimeElapsedColumn(), console=err, transient=True) as prog:
+    with Progress(
+        SpinnerColumn(),
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=err,
+        transient=True,
+    ) as prog:
         task = prog.add_task("starting", total=None)
 
         def progress(fn: str, stage: str, step: int | None = None, steps: int | None = None) -> None:

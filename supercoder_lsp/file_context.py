@@ -43,8 +43,19 @@ class FileContext:
         """The object whose constructor contains a whole program under test."""
         obj = self.work / "sc_program_sandbox.o"
         if not obj.exists():
-            build.run_tool(["gcc", "-O1", "-I", str(include_dir()), "-c", str(include_dir() / "sc_program_sandbox.c"),
-                            "-o", str(obj)], "compile program sandbox")
+            build.run_tool(
+                [
+                    "gcc",
+                    "-O1",
+                    "-I",
+                    str(include_dir()),
+                    "-c",
+                    str(include_dir() / "sc_program_sandbox.c"),
+                    "-o",
+                    str(obj),
+                ],
+                "compile program sandbox",
+            )
         return obj
 
     def baseline_program(self) -> Path:
@@ -63,7 +74,15 @@ class FileContext:
             src = self.work / f"rest-{fn.name}.c"
             src.write_text(remove_definition(self.text, fn, make_extern=True))
             obj = self.work / f"rest-{fn.name}.o"
-            build.compile_object(src, BuildConfig(self.cfg.compiler, (*self.cfg.flags, f"-I{self.path.resolve().parent}"),
-                                                  self.cfg.source, self.cfg.directory), obj)
+            build.compile_object(
+                src,
+                BuildConfig(
+                    self.cfg.compiler,
+                    (*self.cfg.flags, f"-I{self.path.resolve().parent}"),
+                    self.cfg.source,
+                    self.cfg.directory,
+                ),
+                obj,
+            )
             self._rest[fn.name] = obj
         return self._rest[fn.name]

@@ -15,8 +15,8 @@ from pathlib import Path
 
 from . import build
 from .asm.elfcheck import check_linked, check_object
-from .asm.objscreen import screen_object
 from .asm.features import instruction_features, missing_cpu_flags, required_cpu_flags
+from .asm.objscreen import screen_object
 from .asm.screen import screen
 from .file_context import FileContext
 from .measure.hyperfine import command_for, time_programs
@@ -25,7 +25,7 @@ from .model import ACCEPTED, REJECTED, Candidate, CandidateResult, CFunction
 from .stopwatch import Stopwatch
 from .verify.function_check import FunctionHarness
 from .verify.program import first_difference, run_tests
-from .verify.sandbox import run_limited
+from .verify.sandbox import RunResult, run_limited
 from .verify.thunk import CHECKING_ALLOCATOR, checked_objects
 
 
@@ -61,11 +61,13 @@ class Judge:
     seen: dict[str, str] = field(default_factory=dict)  # normalized assembly -> label, for duplicates
     _reference_program: Path | None = None
     _ref_status: dict[str, int] | None = None
-    _ref_timed: object = None
+    _ref_timed: RunResult | None = None
 
     def __call__(self, cand: Candidate) -> CandidateResult:
         """The candidate through every check in order; the first that fails is its verdict."""
-        r = CandidateResult(cand.label, cand.origin, REJECTED, None, "", cand.assembly, source_change=cand.source_change)
+        r = CandidateResult(
+            cand.label, cand.origin, REJECTED, None, "", cand.assembly, source_change=cand.source_change
+        )
         sw = Stopwatch(r.stage_seconds)
         try:
             self._usable_and_new(cand)
@@ -105,7 +107,9 @@ class Judge:
             try:
                 build.assemble(cand.assembly, cobj)
             except build.BuildError as e:
-                raise Rejected("assemble-error", e.output.replace(str(cobj.with_suffix(".s")), f"{cand.label}.s"))
+                raise Rejected(
+                    "assemble-error", e.output.replace(str(cobj.with_suffix(".s")), f"{cand.label}.s")
+                ) from e
             problems = check_object(cobj, self.fn.name)
             if problems:
                 missing = [p for p in problems if "does not define" in p]
@@ -129,14 +133,15 @@ class Judge:
             chk = self.harness.check(cobj, cand.label)
         r.inputs_checked = chk.inputs if chk.ok else 0
         if not chk.ok:
-            raise Rejected(chk.reason, chk.detail)
+            raise Rejected(chk.reason or "wrong-output", chk.detail)
 
     def _link_program(self, objs: list[Path], exe: Path) -> Path:
         """The program with the candidate's objects in the function's place, checked for load-time code."""
         try:
+            assert self.rest_obj is not None
             build.link([self.rest_obj, *objs, self.ctx.program_sandbox()], exe, compiler=self.ctx.cfg.compiler)
         except build.BuildError as e:
-            raise Rejected("link-error", e.output)
+            raise Rejected("link-error", e.output) from e
         load_time = check_linked(exe, self._reference())
         if load_time:
             raise Rejected("unsafe", "; ".join(load_time))
@@ -151,12 +156,13 @@ class Judge:
         with sw("verify"):
             cand_exe = self._link_program([cobj], self.fdir / f"prog-{cand.label}")
             if ctx.tests:
-                checked = self._link_program(checked_objects(cobj, self.fn.name, self.fdir / "checked"),
-                                             self.fdir / f"prog-{cand.label}-checked")
+                checked = self._link_program(
+                    checked_objects(cobj, self.fn.name, self.fdir / "checked"), self.fdir / f"prog-{cand.label}-checked"
+                )
                 pc = run_tests(checked, ctx.tests, expected_status=self._reference_status(), env=CHECKING_ALLOCATOR)
                 r.tests_passed = pc.passed
                 if not pc.ok:
-                    raise Rejected(pc.reason, pc.detail)
+                    raise Rejected(pc.reason or "wrong-output", pc.detail)
         return cand_exe
 
     def _time_function(self, cand: Candidate, r: CandidateResult, sw: Stopwatch) -> None:
@@ -166,9 +172,9 @@ class Judge:
             try:
                 r.timing = self.timer.time(self.base_asm, cand.assembly, cand.label)
             except TimingMismatch as e:
-                raise Rejected("unsafe", str(e))
+                raise Rejected("unsafe", str(e)) from e
             except TimingError as e:
-                raise Rejected("not-faster", f"could not be timed: {e}")
+                raise Rejected("not-faster", f"could not be timed: {e}") from e
 
     def _time_program(self, cand_exe: Path | None, r: CandidateResult, sw: Stopwatch) -> None:
         if cand_exe is None or not (self.bench_input or self.workload):
@@ -179,36 +185,47 @@ class Judge:
             raise Rejected("wrong-output", differs)
         with sw("measure"):
             try:
-                r.program_timing = time_programs(self.ctx.baseline_program(), cand_exe, bench_input=self.bench_input,
-                                                 workload=self.workload, workdir=self.fdir, min_speedup=self.min_speedup)
+                r.program_timing = time_programs(
+                    self.ctx.baseline_program(),
+                    cand_exe,
+                    bench_input=self.bench_input,
+                    workload=self.workload,
+                    workdir=self.fdir,
+                    min_speedup=self.min_speedup,
+                )
             except RuntimeError as e:  # this candidate's timing failed: the others go on
-                raise Rejected("not-faster", f"could not be timed: {e}")
+                raise Rejected("not-faster", f"could not be timed: {e}") from e
 
     def _decide(self, r: CandidateResult) -> None:
         """Faster beyond the noise of its own run, and not slower as a whole program."""
         t, pt = r.timing, r.program_timing
-        if t is None and pt is None:
+        decides = t or pt  # the function's timing, else the whole program's
+        if decides is None:
             raise Rejected("not-faster", "could not be timed: no function harness and no --bench-input/--workload")
-        if not (t or pt).significant:
-            raise Rejected("not-faster", (t or pt).detail)
-        if pt is not None and pt.ci[1] < 1 / max(self.min_speedup, pt.noise[1] if pt.noise else 1):
+        if not decides.significant:
+            raise Rejected("not-faster", decides.detail)
+        if t is not None and pt is not None and pt.ci[1] < 1 / max(self.min_speedup, pt.noise[1] if pt.noise else 1):
             raise Rejected("not-faster", f"faster alone ({t.detail}) but the whole program is slower: {pt.detail}")
         r.status = ACCEPTED
-        r.detail = (t or pt).detail
+        r.detail = decides.detail
 
     # -- references: the same program with the -O3 original ---------------------------
     def _reference_status(self) -> dict[str, int]:
         """The -O3 program's exit status on each program test."""
         if self._ref_status is None:
-            self._ref_status = {name: run_limited([str(self._reference())], timeout=10, stdin_path=str(inp),
-                                                  env=CHECKING_ALLOCATOR).returncode
-                                for name, inp, _ in self.ctx.tests or []}
+            self._ref_status = {
+                name: run_limited(
+                    [str(self._reference())], timeout=10, stdin_path=str(inp), env=CHECKING_ALLOCATOR
+                ).returncode
+                for name, inp, _ in self.ctx.tests or []
+            }
         return self._ref_status
 
     def _timed_run(self, exe: Path):
         if self.workload:
-            return run_limited(["/bin/sh", "-c", command_for(exe, None, self.workload)], timeout=300, binary=True,
-                               cwd=os.getcwd())
+            return run_limited(
+                ["/bin/sh", "-c", command_for(exe, None, self.workload)], timeout=300, binary=True, cwd=os.getcwd()
+            )
         return run_limited([str(exe)], timeout=300, stdin_path=str(self.bench_input), binary=True)
 
     def _differs_on_timed_input(self, cand_exe: Path) -> str | None:
@@ -217,7 +234,7 @@ class Judge:
         if self._ref_timed is None:
             self._ref_timed = self._timed_run(self._reference())
         want, got = self._ref_timed, self._timed_run(cand_exe)
-        what = "the workload" if self.workload else f"the bench input {Path(self.bench_input).name}"
+        what = "the workload" if self.workload else f"the bench input {Path(self.bench_input or '').name}"
         if got.timed_out and not want.timed_out:
             return f"no result on {what} within 300s"
         if got.stdout != want.stdout:
@@ -234,6 +251,7 @@ class Judge:
             if base is None:
                 base = self.fdir / "reference-base.o"
                 build.assemble(self.base_asm, base)
+            assert self.rest_obj is not None
             build.link([self.rest_obj, base, self.ctx.program_sandbox()], exe, compiler=self.ctx.cfg.compiler)
             self._reference_program = exe
         return self._reference_program
@@ -250,10 +268,13 @@ def choose_best(accepted: list[CandidateResult]) -> CandidateResult:
     """The fastest accepted candidate; among those statistically tied with it
     (intervals overlap), the one whose win is easiest to keep: a source-level
     attribute, then a flag, then a compiler change, then raw assembly."""
+
     def timing(c):
         return c.timing or c.program_timing
 
     top = max(accepted, key=lambda c: timing(c).speedup)
     tied = [c for c in accepted if timing(c).ci[1] >= timing(top).ci[0]]
-    return min(tied, key=lambda c: (CHANGE_PREFERENCE.get(c.source_change.kind, 3) if c.source_change else 3,
-                                    -timing(c).speedup))
+    return min(
+        tied,
+        key=lambda c: (CHANGE_PREFERENCE.get(c.source_change.kind, 3) if c.source_change else 3, -timing(c).speedup),
+    )

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-
 # --- source -----------------------------------------------------------------
 
 
@@ -119,7 +118,9 @@ class Candidate:
     origin: str  # "compilers:clang -O3 -march=native", "replay:DIR/f/good.s", ...
     label: str  # short unique name within the function, used for files
     source_change: SourceChange | None = None
-    problem: str | None = None  # set when the proposer already knows it cannot assemble (e.g. no such function in the file)
+    problem: str | None = (
+        None  # set when the proposer already knows it cannot assemble (e.g. no such function in the file)
+    )
 
 
 # --- verdicts and measurements ------------------------------------------------

@@ -14,34 +14,34 @@ import logging
 import shutil
 import tempfile
 import time
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
 
 from . import __version__, build, tools
 from .asm.cut import FunctionMissing, cut_function
-from .asm.statics import shared_statics
 from .asm.features import cpu_flags, cpu_model, instruction_features
+from .asm.statics import shared_statics
 from .cache import Cache
 from .file_context import FileContext
-from .judge import Judge, choose_best
 from .harness.plan import Plan, describe, make_plan
 from .hotness import ProfileError, callgrind_profile, rank
+from .judge import Judge, choose_best
 from .measure.interleaved import InterleavedTimer, TimingSetup
 from .model import ACCEPTED, BuildConfig, Candidate, CandidateResult, CFunction, FunctionResult
-from .propose.base import Feedback, ProposalRequest
-from .propose.base import ProposerUnavailable
+from .propose.base import Feedback, ProposalRequest, ProposerUnavailable
 from .propose.registry import NAMES, make_proposer
 from .source import parse_functions
 from .stopwatch import Stopwatch
-from .verify import LIMITS as VERIFICATION_LIMITS, VERIFIER_VERSION
+from .verify import LIMITS as VERIFICATION_LIMITS
+from .verify import VERIFIER_VERSION
 from .verify.function_check import FunctionHarness
-from .verify.program_state import record_states
 from .verify.program import find_tests
+from .verify.program_state import record_states
+from .verify.sandbox import require_sandbox
 
 log = logging.getLogger(__name__)
-from .verify.sandbox import require_sandbox
 
 SCHEMA_VERSION = 1
 PROPOSERS = NAMES  # every proposer the registry can make
@@ -101,8 +101,28 @@ def environment(cfg: BuildConfig, opts: Options) -> dict:
         "flags": list(cfg.flags),
         "flags_from": cfg.source,
         "cpu_model": cpu_model(),
-        "cpu_features": sorted(cpu_flags() & {"popcnt", "abm", "bmi1", "bmi2", "avx", "avx2", "fma", "sse4_1", "sse4_2",
-                                              "ssse3", "movbe", "avx512f", "avx512bw", "avx512vl", "adx", "sse4a", "tbm"}),
+        "cpu_features": sorted(
+            cpu_flags()
+            & {
+                "popcnt",
+                "abm",
+                "bmi1",
+                "bmi2",
+                "avx",
+                "avx2",
+                "fma",
+                "sse4_1",
+                "sse4_2",
+                "ssse3",
+                "movbe",
+                "avx512f",
+                "avx512bw",
+                "avx512vl",
+                "adx",
+                "sse4a",
+                "tbm",
+            }
+        ),
         "proposers": list(opts.proposers),
         "samples": opts.samples,
         "supercoder_version": __version__,
@@ -117,8 +137,13 @@ class Pipeline:
     (tests and embedders pass their own); each function goes through the named steps of
     `_optimize`: cut, harness and timer, one round per proposer, refinement, summary."""
 
-    def __init__(self, opts: Options, progress: Progress | None = None,
-                 on_update: Callable[[FunctionResult], None] | None = None, proposers: list | None = None):
+    def __init__(
+        self,
+        opts: Options,
+        progress: Progress | None = None,
+        on_update: Callable[[FunctionResult], None] | None = None,
+        proposers: list | None = None,
+    ):
         self.opts = opts
         self.on_update = on_update
         self.progress = progress or (lambda fn, stage, step=None, steps=None: None)
@@ -181,8 +206,9 @@ class Pipeline:
             by_name = {f.name: f for f in functions}
             missing = [n for n in self.opts.functions if n not in by_name]
             if missing:
-                raise InputError(f"no function named {', '.join(missing)} in {ctx.path}; "
-                                 f"it defines: {', '.join(by_name)}")
+                raise InputError(
+                    f"no function named {', '.join(missing)} in {ctx.path}; it defines: {', '.join(by_name)}"
+                )
             return [(by_name[n], 0.0) for n in self.opts.functions]
         profile = None
         if self.opts.workload or self.opts.bench_input:
@@ -190,15 +216,20 @@ class Pipeline:
                 self.progress("", "profile")
                 exe = ctx.baseline_program()
                 try:
-                    profile = callgrind_profile(str(exe), workload=self.opts.workload,
-                                                stdin_path=str(self.opts.bench_input) if self.opts.bench_input else None)
+                    profile = callgrind_profile(
+                        str(exe),
+                        workload=self.opts.workload,
+                        stdin_path=str(self.opts.bench_input) if self.opts.bench_input else None,
+                    )
                     notes.append("functions ranked by instructions executed under callgrind on the workload")
                 except ProfileError as e:
                     notes.append(f"no profile ({e}); falling back to the static score")
         ranked = rank(functions, profile=profile)
         if profile is None:
-            notes.append("functions ranked by a static score (loops, nesting, calls in loops); "
-                         "give --bench-input or --workload to rank by a measured profile")
+            notes.append(
+                "functions ranked by a static score (loops, nesting, calls in loops); "
+                "give --bench-input or --workload to rank by a measured profile"
+            )
         return ranked[: self.opts.top]
 
     # -- function level ---------------------------------------------------------
@@ -209,22 +240,34 @@ class Pipeline:
             tests.append([name, hashlib.sha256(i.read_bytes() + b"\0" + o.read_bytes()).hexdigest()])
         bench = hashlib.sha256(Path(self.opts.bench_input).read_bytes()).hexdigest() if self.opts.bench_input else None
         key = {
-            "schema": SCHEMA_VERSION, "version": __version__, "verifier": VERIFIER_VERSION, "function": fn.name,
+            "schema": SCHEMA_VERSION,
+            "version": __version__,
+            "verifier": VERIFIER_VERSION,
+            "function": fn.name,
             # the whole file: the function's code depends on what it calls and what is inlined into it
             "source": hashlib.sha256(ctx.text.encode()).hexdigest(),
-            "compiler": env["compiler"], "compiler_version": env["compiler_version"], "flags": env["flags"],
+            "compiler": env["compiler"],
+            "compiler_version": env["compiler_version"],
+            "flags": env["flags"],
             "cpu": [env["cpu_model"], sorted(cpu_flags())],
-            "proposers": [p.settings() for p in self.proposers], "samples": self.opts.samples,
-            "bounds": self.bounds.get(fn.name), "n_random": self.opts.n_random, "rounds": self.opts.rounds,
-            "min_speedup": self.opts.min_speedup, "tests": tests, "bench": bench, "workload": self.opts.workload,
+            "proposers": [p.settings() for p in self.proposers],
+            "samples": self.opts.samples,
+            "bounds": self.bounds.get(fn.name),
+            "n_random": self.opts.n_random,
+            "rounds": self.opts.rounds,
+            "min_speedup": self.opts.min_speedup,
+            "tests": tests,
+            "bench": bench,
+            "workload": self.opts.workload,
         }
         h.update(json.dumps(key, sort_keys=True).encode())
         return h.hexdigest()
 
     def _function(self, ctx: FileContext, fn: CFunction, score: float, env: dict) -> FunctionResult:
-        key = self._cache_key(ctx, fn, env) if self.cache else None
-        if key:
-            hit = self.cache.get(key)
+        cache = self.cache
+        key = self._cache_key(ctx, fn, env) if cache else None
+        if cache and key:
+            hit = cache.get(key)
             if hit is not None:
                 hit.range = fn.range
                 hit.cached = True
@@ -239,8 +282,8 @@ class Pipeline:
             res.status, res.detail = "error", f"{type(e).__name__}: {e}"
         # a proposer that failed (server down, model error) makes the result partial: not cached, so the
         # next run asks it again
-        if key and res.status != "error" and len(self.notes) == notes_before:
-            self.cache.put(key, res)
+        if cache and key and res.status != "error" and len(self.notes) == notes_before:
+            cache.put(key, res)
         return res
 
     def _optimize(self, ctx: FileContext, fn: CFunction, res: FunctionResult) -> None:
@@ -259,9 +302,21 @@ class Pipeline:
             return
         rest_obj = ctx.rest_object(fn) if ctx.tests or self.opts.bench_input or self.opts.workload else None
         request = ProposalRequest(fn, ctx.path, ctx.text, cut.text, ctx.cfg, fdir)
-        judge = Judge(ctx, fn, cut.text, instruction_features(cut.text), harness, timer, rest_obj, fdir,
-                      bench_input=self.opts.bench_input, workload=self.opts.workload, min_speedup=self.opts.min_speedup,
-                      base_obj=base_obj, extern_sizes=ctx.data_sizes() if cut.external_refs else {})
+        judge = Judge(
+            ctx,
+            fn,
+            cut.text,
+            instruction_features(cut.text),
+            harness,
+            timer,
+            rest_obj,
+            fdir,
+            bench_input=self.opts.bench_input,
+            workload=self.opts.workload,
+            min_speedup=self.opts.min_speedup,
+            base_obj=base_obj,
+            extern_sizes=ctx.data_sizes() if cut.external_refs else {},
+        )
         for proposer in self.proposers:
             batch = self._round(proposer, request, judge, res, sw)
             self._refine(proposer, request, judge, res, sw, batch)
@@ -282,8 +337,10 @@ class Pipeline:
             shared = shared_statics(ctx.asm, cut, base_obj)
             if shared:
                 res.status = "unsupported"
-                res.detail = (f"it shares file-static data ({', '.join(shared)}) with other code of the file; a replacement "
-                              "in its own object would get its own copy. Make the variable non-static to optimize it.")
+                res.detail = (
+                    f"it shares file-static data ({', '.join(shared)}) with other code of the file; a replacement "
+                    "in its own object would get its own copy. Make the variable non-static to optimize it."
+                )
                 return None
             if cut.local_calls:
                 # gcc split or cloned it (f.part.0, f.constprop.0) or it calls a static helper:
@@ -291,14 +348,26 @@ class Pipeline:
                 res.detail = f"calls local function(s) {', '.join(cut.local_calls)}, carried along with it; "
         return cut
 
-    def _harness_and_timer(self, ctx: FileContext, fn: CFunction, plan: Plan, base_obj: Path, fdir: Path,
-                           res: FunctionResult, sw: Stopwatch):
+    def _harness_and_timer(
+        self,
+        ctx: FileContext,
+        fn: CFunction,
+        plan: Plan,
+        base_obj: Path,
+        fdir: Path,
+        res: FunctionResult,
+        sw: Stopwatch,
+    ):
         """The function harness (recording the baseline's outputs) and the timing driver, or None for either."""
         self.progress(fn.name, "harness")
 
         def make_timer(support_objs: tuple[Path, ...]) -> InterleavedTimer:
-            return InterleavedTimer(TimingSetup(fdir / "timing", fn.name, plan, self.opts.seed, self.opts.rounds,
-                                                min_speedup=self.opts.min_speedup), support_objs)
+            return InterleavedTimer(
+                TimingSetup(
+                    fdir / "timing", fn.name, plan, self.opts.seed, self.opts.rounds, min_speedup=self.opts.min_speedup
+                ),
+                support_objs,
+            )
 
         if not plan.supported:
             res.harness = plan.why
@@ -318,8 +387,9 @@ class Pipeline:
             timer = early_timer if early_timer is not None and not support else make_timer(support)
         return harness, timer
 
-    def _round(self, proposer, req: ProposalRequest, judge: Judge, res: FunctionResult,
-               sw: Stopwatch) -> list[tuple[Candidate, CandidateResult]]:
+    def _round(
+        self, proposer, req: ProposalRequest, judge: Judge, res: FunctionResult, sw: Stopwatch
+    ) -> list[tuple[Candidate, CandidateResult]]:
         """One round of one proposer: its candidates one at a time (the first win shows early)."""
         name, done = req.function.name, []
         proposer.note = None  # a failure from an earlier function or round is already reported
@@ -377,8 +447,15 @@ class Pipeline:
         attempts = [()]
         for support in attempts + [(ctx.support_object(),)]:
             states = self._program_states(ctx, fn, base_obj, fdir) if support else []
-            h = FunctionHarness(fdir / "verify", fn.name, plan, n_random=self.opts.n_random, seed=self.opts.seed,
-                                support_objs=support, states=states)
+            h = FunctionHarness(
+                fdir / "verify",
+                fn.name,
+                plan,
+                n_random=self.opts.n_random,
+                seed=self.opts.seed,
+                support_objs=support,
+                states=states,
+            )
             try:
                 h.prepare(base_obj)
             except build.BuildError as e:
@@ -386,8 +463,14 @@ class Pipeline:
                 continue
             except RuntimeError as e:
                 return None, (), str(e)
-            slow = (f"; the -O3 baseline took {h.base_seconds:.0f}s on them: bound the inputs to make checks faster "
-                    f"(--bound {fn.name}.PARAM=LOW:HIGH)") if h.base_seconds > 5 else ""
+            slow = (
+                (
+                    f"; the -O3 baseline took {h.base_seconds:.0f}s on them: bound the inputs to make checks faster "
+                    f"(--bound {fn.name}.PARAM=LOW:HIGH)"
+                )
+                if h.base_seconds > 5
+                else ""
+            )
             return h, support, f"{h.describe_inputs()} ({describe(plan)}){slow}"
         return None, (), f"the function-level harness could not be linked: {last.output[:300]}"
 
@@ -396,11 +479,19 @@ class Pipeline:
         if not (ctx.tests or self.opts.bench_input or self.opts.workload):
             return []
         try:
-            return record_states(ctx.rest_object(fn), base_obj, fn.name, fdir / "state", compiler=ctx.cfg.compiler,
-                                 stdin_files=[i for _, i, _ in ctx.tests or []]
-                                 + ([Path(self.opts.bench_input)] if self.opts.bench_input else []),
-                                 workload=self.opts.workload)
+            return record_states(
+                ctx.rest_object(fn),
+                base_obj,
+                fn.name,
+                fdir / "state",
+                compiler=ctx.cfg.compiler,
+                stdin_files=[i for _, i, _ in ctx.tests or []]
+                + ([Path(self.opts.bench_input)] if self.opts.bench_input else []),
+                workload=self.opts.workload,
+            )
         except build.BuildError as e:
-            self.notes.append(f"{fn.name}: the program's own state could not be recorded ({e.what}); "
-                              "the harness starts from initial and random globals only")
+            self.notes.append(
+                f"{fn.name}: the program's own state could not be recorded ({e.what}); "
+                "the harness starts from initial and random globals only"
+            )
             return []

@@ -28,19 +28,33 @@ from pathlib import Path
 
 from . import build
 from .asm.cut import cut_function, rename_local_labels
-from .source.replaced import MARKER
 from .asm.features import required_cpu_flags
 from .harness.plan import make_plan
 from .measure.interleaved import InterleavedTimer, TimingError, TimingSetup
 from .model import BuildConfig, CFunction
 from .source import declaration_of
+from .source.replaced import MARKER
 from .verify.function_check import FunctionHarness
 
 PLATFORM_GUARD = "defined(__x86_64__) && defined(__GNUC__) && defined(__ELF__) && !defined(__ILP32__)"
-ISA_MACROS = {"popcnt": "__POPCNT__", "abm": "__LZCNT__", "bmi1": "__BMI__", "bmi2": "__BMI2__", "avx": "__AVX__",
-              "avx2": "__AVX2__", "fma": "__FMA__", "sse4_1": "__SSE4_1__", "sse4_2": "__SSE4_2__",
-              "ssse3": "__SSSE3__", "movbe": "__MOVBE__", "avx512f": "__AVX512F__", "avx512bw": "__AVX512BW__",
-              "avx512vl": "__AVX512VL__", "avx512dq": "__AVX512DQ__", "adx": "__ADX__"}
+ISA_MACROS = {
+    "popcnt": "__POPCNT__",
+    "abm": "__LZCNT__",
+    "bmi1": "__BMI__",
+    "bmi2": "__BMI2__",
+    "avx": "__AVX__",
+    "avx2": "__AVX2__",
+    "fma": "__FMA__",
+    "sse4_1": "__SSE4_1__",
+    "sse4_2": "__SSE4_2__",
+    "ssse3": "__SSSE3__",
+    "movbe": "__MOVBE__",
+    "avx512f": "__AVX512F__",
+    "avx512bw": "__AVX512BW__",
+    "avx512vl": "__AVX512VL__",
+    "avx512dq": "__AVX512DQ__",
+    "adx": "__ADX__",
+}
 _DROP = re.compile(r"^\s*\.(file|ident|section\s+\.note\.GNU-stack)\b")
 
 
@@ -61,7 +75,11 @@ def asm_block(fn_name: str, asm: str) -> str:
     tag = hashlib.sha256(asm.encode()).hexdigest()[:8]
     text = rename_local_labels(asm, f"sc_{fn_name}_{tag}_")
     lines = [".att_syntax prefix", "\t.pushsection .text"]
-    lines += [ln.rstrip() for ln in text.splitlines() if ln.strip() and not _DROP.match(ln) and not ln.lstrip().startswith("#")]
+    lines += [
+        ln.rstrip()
+        for ln in text.splitlines()
+        if ln.strip() and not _DROP.match(ln) and not ln.lstrip().startswith("#")
+    ]
     lines.append("\t.popsection")
     return "__asm__(\n" + "\n".join("    " + _c_string(ln) for ln in lines) + "\n);"
 
@@ -69,15 +87,22 @@ def asm_block(fn_name: str, asm: str) -> str:
 def render(source: str, fn: CFunction, asm: str, note: str) -> str:
     """The whole edited source text."""
     if fn.is_static or fn.is_inline:
-        raise ReplaceError(f"'{fn.name}' is static or inline: replacing it with a top-level assembly block would "
-                           "change its linkage; use the source-level change or make it non-static first")
+        raise ReplaceError(
+            f"'{fn.name}' is static or inline: replacing it with a top-level assembly block would "
+            "change its linkage; use the source-level change or make it non-static first"
+        )
     data = source.encode("utf-8", "surrogatepass")
-    original = data[fn.start_byte:fn.end_byte].decode("utf-8", "surrogatepass")
+    original = data[fn.start_byte : fn.end_byte].decode("utf-8", "surrogatepass")
     proto = declaration_of(fn, data).strip()
-    block = (f"#if {guard(asm)}\n/* supercoder: {note}. {MARKER} */\n"
-             f"{proto}\n{asm_block(fn.name, asm)}\n#else\n{original}\n#endif")
-    return (data[:fn.start_byte].decode("utf-8", "surrogatepass") + block
-            + data[fn.end_byte:].decode("utf-8", "surrogatepass"))
+    block = (
+        f"#if {guard(asm)}\n/* supercoder: {note}. {MARKER} */\n"
+        f"{proto}\n{asm_block(fn.name, asm)}\n#else\n{original}\n#endif"
+    )
+    return (
+        data[: fn.start_byte].decode("utf-8", "surrogatepass")
+        + block
+        + data[fn.end_byte :].decode("utf-8", "surrogatepass")
+    )
 
 
 def base_text_of(edited: str, name: str) -> str | None:
@@ -98,8 +123,17 @@ class ReplacementCheck:
     inputs: int = 0
 
 
-def check(path: Path, fn: CFunction, edited: str, cfg: BuildConfig, work: Path, *, n_random: int = 100_000,
-          rounds: int = 60, min_speedup: float = 1.02) -> ReplacementCheck:
+def check(
+    path: Path,
+    fn: CFunction,
+    edited: str,
+    cfg: BuildConfig,
+    work: Path,
+    *,
+    n_random: int = 100_000,
+    rounds: int = 60,
+    min_speedup: float = 1.02,
+) -> ReplacementCheck:
     """Rebuild the edited file with the project's flags, verify and time the function it now defines."""
     work.mkdir(parents=True, exist_ok=True)
     src = work / path.name
@@ -112,11 +146,17 @@ def check(path: Path, fn: CFunction, edited: str, cfg: BuildConfig, work: Path, 
         new_asm = build.compile_to_asm(src, cfg, work / "edited.s", extra=inc)
         build.compile_object(src, cfg, work / "edited.o", extra=inc)
     except build.BuildError as e:
-        return ReplacementCheck(False, False, f"the edited file does not build with the project's flags: {e.output[:800]}")
+        return ReplacementCheck(
+            False, False, f"the edited file does not build with the project's flags: {e.output[:800]}"
+        )
     if ".att_syntax prefix" not in new_asm:
         needs = guard(base_text_of(edited, fn.name) or "").replace(PLATFORM_GUARD, "").strip(" &")
-        return ReplacementCheck(False, False, "with the project's flags the guard is false, so the build keeps the C "
-                                f"({needs or PLATFORM_GUARD}); add the flag that enables it, or use the source-level change")
+        return ReplacementCheck(
+            False,
+            False,
+            "with the project's flags the guard is false, so the build keeps the C "
+            f"({needs or PLATFORM_GUARD}); add the flag that enables it, or use the source-level change",
+        )
     new = cut_function(new_asm, fn.name)
     build.assemble(new.text, work / "new.o")
     plan = make_plan(fn.signature)
@@ -138,21 +178,41 @@ def check(path: Path, fn: CFunction, edited: str, cfg: BuildConfig, work: Path, 
     for caller, ct in callers_timed(path, fn, orig_asm, new_asm, new.text, cfg, work, rounds, min_speedup):
         detail += f"; caller {caller}: {ct.detail}"
         if ct.ci[1] < 1.0:
-            return ReplacementCheck(False, False, f"the function alone: {timing.detail}; but its caller {caller} gets "
-                                    f"slower ({ct.speedup:.2f}x, 95% CI {ct.ci[0]:.2f}-{ct.ci[1]:.2f}): the C was inlined "
-                                    "there and the assembly cannot be", timing.speedup, timing.ci, chk.inputs)
+            return ReplacementCheck(
+                False,
+                False,
+                f"the function alone: {timing.detail}; but its caller {caller} gets "
+                f"slower ({ct.speedup:.2f}x, 95% CI {ct.ci[0]:.2f}-{ct.ci[1]:.2f}): the C was inlined "
+                "there and the assembly cannot be",
+                timing.speedup,
+                timing.ci,
+                chk.inputs,
+            )
     return ReplacementCheck(not slower, timing.significant, detail, timing.speedup, timing.ci, chk.inputs)
 
 
-def callers_timed(path: Path, fn: CFunction, orig_asm: str, new_asm: str, new_fn_asm: str, cfg: BuildConfig,
-                  work: Path, rounds: int, min_speedup: float, limit: int = 3):
+def callers_timed(
+    path: Path,
+    fn: CFunction,
+    orig_asm: str,
+    new_asm: str,
+    new_fn_asm: str,
+    cfg: BuildConfig,
+    work: Path,
+    rounds: int,
+    min_speedup: float,
+    limit: int = 3,
+):
     """Time each caller of `fn` in the file, original build against edited build, where the harness can."""
     from .asm.cut import FunctionMissing, rename_symbols
     from .source import parse_functions
 
     call = re.compile(rf"\b{re.escape(fn.name)}\s*\(")
-    callers = [f for f in parse_functions(path.read_text(errors="replace"))
-               if f.name not in (fn.name, "main") and call.search(f.text[f.body_start_byte - f.start_byte:])]
+    callers = [
+        f
+        for f in parse_functions(path.read_text(errors="replace"))
+        if f.name not in (fn.name, "main") and call.search(f.text[f.body_start_byte - f.start_byte :])
+    ]
     base_fn = cut_function(orig_asm, fn.name)
     build.assemble(base_fn.text, work / "ctx-orig-fn.o")
     build.assemble(rename_symbols(new_fn_asm, {fn.name: "sc_newfn"}), work / "ctx-new-fn.o")
@@ -168,9 +228,10 @@ def callers_timed(path: Path, fn: CFunction, orig_asm: str, new_asm: str, new_fn
         others = (set(before.external_refs) | set(after.external_refs)) - {fn.name}
         if others or before.local_calls or after.local_calls:
             continue  # needs more of the file than the timing harness links
-        timer = InterleavedTimer(TimingSetup(work / f"ctx-{caller.name}", caller.name, plan, rounds=rounds,
-                                             min_speedup=min_speedup),
-                                 (work / "ctx-orig-fn.o", work / "ctx-new-fn.o"))
+        timer = InterleavedTimer(
+            TimingSetup(work / f"ctx-{caller.name}", caller.name, plan, rounds=rounds, min_speedup=min_speedup),
+            (work / "ctx-orig-fn.o", work / "ctx-new-fn.o"),
+        )
         try:
             yield caller.name, timer.time(before.text, rename_symbols(after.text, {fn.name: "sc_newfn"}), "ctx")
         except TimingError:

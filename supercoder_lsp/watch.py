@@ -9,8 +9,8 @@ to the server's event loop with call_soon_threadsafe.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 from watchdog.events import FileSystemEvent, FileSystemEventHandler
 from watchdog.observers import Observer
@@ -20,8 +20,9 @@ SOURCE_SUFFIXES = (".c", ".h")
 
 
 class _Handler(FileSystemEventHandler):
-    def __init__(self, loop: asyncio.AbstractEventLoop, on_source: Callable[[Path], None],
-                 on_config: Callable[[Path], None]):
+    def __init__(
+        self, loop: asyncio.AbstractEventLoop, on_source: Callable[[Path], object], on_config: Callable[[Path], object]
+    ):
         self.loop, self.on_source, self.on_config = loop, on_source, on_config
 
     def on_any_event(self, event: FileSystemEvent) -> None:
@@ -38,7 +39,7 @@ class _Handler(FileSystemEventHandler):
 
 
 class Watcher:
-    def __init__(self, root: Path, on_source: Callable[[Path], None], on_config: Callable[[Path], None]):
+    def __init__(self, root: Path, on_source: Callable[[Path], object], on_config: Callable[[Path], object]):
         self.root = root
         self.observer = Observer()
         self.observer.daemon = True

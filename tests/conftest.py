@@ -35,3 +35,30 @@ def pytest_report_header(config):
         f"node: {tools.version('node') or 'missing'}",
         f"cpu: {cpu_model()} ({' '.join(feats)}), {os.cpu_count()} cores",
     ]
+
+
+# The fast tier (`make test-fast`, under a minute): each stage on its own, with real gcc,
+# but no editors, no language server, no whole command runs and no hyperfine.
+FAST = {
+    "test_asm",
+    "test_screen",
+    "test_objscreen",
+    "test_source",
+    "test_source_replaced",
+    "test_build",
+    "test_present",
+    "test_verify",
+    "test_verify_attacks",
+    "test_measure",
+    "test_cache",
+    "test_hotness",
+    "test_readme_layout",
+}
+
+
+def pytest_collection_modifyitems(config, items):
+    import pytest
+
+    for item in items:
+        if item.module.__name__.rsplit(".", 1)[-1] in FAST:
+            item.add_marker(pytest.mark.fast)

@@ -9,12 +9,14 @@ from __future__ import annotations
 import json
 import threading
 import time
+from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Callable
 
 
 class Stub:
-    def __init__(self, script: Callable[[dict, int], list[str] | int | dict], models: tuple[str, ...] = ("supercoder",)):
+    def __init__(
+        self, script: Callable[[dict, int], list[str] | int | dict], models: tuple[str, ...] = ("supercoder",)
+    ):
         """script(request_json, call_index) -> the contents of the choices, an HTTP status code to fail with, or a
         raw JSON body (a dict) to answer instead of a chat completion."""
         self.script = script
@@ -29,7 +31,9 @@ class Stub:
                 if self.path == "/health":
                     data = b""
                 elif self.path == "/v1/models":
-                    data = json.dumps({"object": "list", "data": [{"id": m, "object": "model"} for m in models]}).encode()
+                    data = json.dumps(
+                        {"object": "list", "data": [{"id": m, "object": "model"} for m in models]}
+                    ).encode()
                 else:
                     self.send_response(404)
                     self.end_headers()
@@ -47,7 +51,9 @@ class Stub:
                     self.send_response(out)
                     self.send_header("Content-Type", "application/json")
                     self.end_headers()
-                    self.wfile.write(json.dumps({"error": {"message": "scripted failure", "type": "server_error"}}).encode())
+                    self.wfile.write(
+                        json.dumps({"error": {"message": "scripted failure", "type": "server_error"}}).encode()
+                    )
                     return
                 if isinstance(out, dict):  # a raw JSON body, e.g. {} from a broken server
                     reply = out
@@ -62,11 +68,17 @@ class Stub:
 
             @staticmethod
             def completion(body: dict, out: list[str]) -> dict:
-                return {"id": f"chatcmpl-{len(stub.requests)}", "object": "chat.completion", "created": int(time.time()),
-                        "model": body["model"],
-                        "choices": [{"index": i, "message": {"role": "assistant", "content": c}, "finish_reason": "stop"}
-                                    for i, c in enumerate(out)],
-                        "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}}
+                return {
+                    "id": f"chatcmpl-{len(stub.requests)}",
+                    "object": "chat.completion",
+                    "created": int(time.time()),
+                    "model": body["model"],
+                    "choices": [
+                        {"index": i, "message": {"role": "assistant", "content": c}, "finish_reason": "stop"}
+                        for i, c in enumerate(out)
+                    ],
+                    "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
+                }
 
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"

@@ -12,9 +12,9 @@ from __future__ import annotations
 import re
 import shutil
 import subprocess
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
 
 import pytest
 
@@ -157,10 +157,12 @@ def _static(fns, cc):
 DRAG_CASES = [
     pytest.param(Case("popcount", ("popcount_loop",), _popcount), id="popcount-loop"),
     pytest.param(Case("switch", ("dispatch",), _switch), id="jump-table-pie"),
-    pytest.param(Case("switch", ("dispatch",), _switch, cflags=("-fno-pic",), ldflags=("-no-pie",)),
-                 id="jump-table-nopic"),
-    pytest.param(Case("switch", ("dispatch",), _switch_ffs, cflags=("-ffunction-sections",)),
-                 id="jump-table-function-sections"),
+    pytest.param(
+        Case("switch", ("dispatch",), _switch, cflags=("-fno-pic",), ldflags=("-no-pie",)), id="jump-table-nopic"
+    ),
+    pytest.param(
+        Case("switch", ("dispatch",), _switch_ffs, cflags=("-ffunction-sections",)), id="jump-table-function-sections"
+    ),
     pytest.param(Case("floats", ("poly", "scalef", "absdiff"), _floats), id="float-constants"),
     pytest.param(Case("strings", ("describe", "greet"), _strings), id="string-literals"),
     pytest.param(Case("counter", ("next_id", "next_step"), _counter), id="function-static"),
@@ -380,10 +382,15 @@ GOOD = "\t.text\n\t.globl f\n\t.type f, @function\nf:\n\tret\n\t.size f, .-f\n"
         pytest.param(GOOD, None, [], id="good"),
         pytest.param(GOOD + "\t.globl g\ng:\n\tret\n", None, ["unexpected global symbols: g"], id="extra-globl"),
         pytest.param(GOOD + "\t.globl g\ng:\n\tret\n", {"g"}, [], id="extra-globl-allowed"),
-        pytest.param(GOOD + '\t.section .wx,"awx",@progbits\n\tnop\n', None, ["writable and executable"],
-                     id="wx-section"),
-        pytest.param(GOOD + '\t.section .mycode,"ax",@progbits\n\tnop\n', None, ["executable section .mycode"],
-                     id="exec-outside-text"),
+        pytest.param(
+            GOOD + '\t.section .wx,"awx",@progbits\n\tnop\n', None, ["writable and executable"], id="wx-section"
+        ),
+        pytest.param(
+            GOOD + '\t.section .mycode,"ax",@progbits\n\tnop\n',
+            None,
+            ["executable section .mycode"],
+            id="exec-outside-text",
+        ),
         pytest.param("\t.text\nf:\n\tret\n", None, ["global function (it is local"], id="local-only"),
         pytest.param("\t.data\n\t.globl f\nf:\n\t.long 1\n", None, ["not a FUNC"], id="not-func"),
     ],
@@ -408,23 +415,37 @@ def test_inspect_object(tmp_path: Path):
 # --- features ---------------------------------------------------------------------------
 
 FEATURE_CASES = [
-    pytest.param("int f(unsigned long x){return __builtin_popcountl(x);}", ("-mpopcnt",),
-                 {"popcnt"}, {"popcnt"}, id="popcnt"),
-    pytest.param("int f(unsigned long x){return __builtin_clzl(x);}", ("-mlzcnt",),
-                 {"lzcnt"}, {"abm"}, id="lzcnt"),
-    pytest.param("int f(unsigned long x){return __builtin_ctzl(x);}", ("-mbmi",),
-                 {"tzcnt"}, {"bmi1"}, id="tzcnt"),
-    pytest.param("unsigned long f(unsigned long x, int n){return x >> (n & 63);}", ("-mbmi2",),
-                 {"bmi2"}, {"bmi2"}, id="bmi2"),
-    pytest.param("void f(int *restrict a, const int *restrict b, int n){for(int i=0;i<n;i++) a[i]+=b[i]*3;}",
-                 ("-mavx2",), {"avx2"}, {"avx2"}, id="avx2"),
+    pytest.param(
+        "int f(unsigned long x){return __builtin_popcountl(x);}", ("-mpopcnt",), {"popcnt"}, {"popcnt"}, id="popcnt"
+    ),
+    pytest.param("int f(unsigned long x){return __builtin_clzl(x);}", ("-mlzcnt",), {"lzcnt"}, {"abm"}, id="lzcnt"),
+    pytest.param("int f(unsigned long x){return __builtin_ctzl(x);}", ("-mbmi",), {"tzcnt"}, {"bmi1"}, id="tzcnt"),
+    pytest.param(
+        "unsigned long f(unsigned long x, int n){return x >> (n & 63);}", ("-mbmi2",), {"bmi2"}, {"bmi2"}, id="bmi2"
+    ),
+    pytest.param(
+        "void f(int *restrict a, const int *restrict b, int n){for(int i=0;i<n;i++) a[i]+=b[i]*3;}",
+        ("-mavx2",),
+        {"avx2"},
+        {"avx2"},
+        id="avx2",
+    ),
     pytest.param("int f(int a, int b, int c){return a < b ? c : b;}", (), {"cmov"}, set(), id="cmov"),
-    pytest.param("unsigned long f(unsigned long x){return __builtin_bswap64(x);}", (),
-                 {"bswap"}, set(), id="bswap"),
-    pytest.param("double f(double a, double b, double c){return a*b+c;}", ("-mfma", "-ffp-contract=fast"),
-                 {"fma"}, {"fma"}, id="fma"),
-    pytest.param("void f(float *restrict a, const float *restrict b, int n){for(int i=0;i<n;i++) a[i]+=b[i];}",
-                 ("-mavx512f", "-mprefer-vector-width=512"), {"avx512"}, {"avx512f"}, id="avx512"),
+    pytest.param("unsigned long f(unsigned long x){return __builtin_bswap64(x);}", (), {"bswap"}, set(), id="bswap"),
+    pytest.param(
+        "double f(double a, double b, double c){return a*b+c;}",
+        ("-mfma", "-ffp-contract=fast"),
+        {"fma"},
+        {"fma"},
+        id="fma",
+    ),
+    pytest.param(
+        "void f(float *restrict a, const float *restrict b, int n){for(int i=0;i<n;i++) a[i]+=b[i];}",
+        ("-mavx512f", "-mprefer-vector-width=512"),
+        {"avx512"},
+        {"avx512f"},
+        id="avx512",
+    ),
 ]
 
 

@@ -25,9 +25,18 @@ def test_default_is_gcc_O3(tmp_path):
 
 def test_compile_commands_found_upward_with_command_string(tmp_path):
     c = write(tmp_path / "src" / "deep" / "a.c", "int f(void){return 1;}")
-    write(tmp_path / "compile_commands.json", json.dumps([
-        {"directory": str(tmp_path), "file": "src/deep/a.c",
-         "command": "clang -O2 -DX=1 -Iinclude -MD -MF a.d -g3 -c src/deep/a.c -o out/a.o"}]))
+    write(
+        tmp_path / "compile_commands.json",
+        json.dumps(
+            [
+                {
+                    "directory": str(tmp_path),
+                    "file": "src/deep/a.c",
+                    "command": "clang -O2 -DX=1 -Iinclude -MD -MF a.d -g3 -c src/deep/a.c -o out/a.o",
+                }
+            ]
+        ),
+    )
     cfg = resolve(c)
     assert cfg.compiler == "clang"
     assert cfg.flags == ("-O2", "-DX=1", "-Iinclude")
@@ -36,8 +45,10 @@ def test_compile_commands_found_upward_with_command_string(tmp_path):
 
 def test_file_not_in_compile_commands_falls_back_to_project_config(tmp_path):
     c = write(tmp_path / "a.c", "int f(void){return 1;}")
-    write(tmp_path / "compile_commands.json", json.dumps([{"directory": str(tmp_path), "file": "other.c",
-                                                           "arguments": ["gcc", "-O1", "-c", "other.c"]}]))
+    write(
+        tmp_path / "compile_commands.json",
+        json.dumps([{"directory": str(tmp_path), "file": "other.c", "arguments": ["gcc", "-O1", "-c", "other.c"]}]),
+    )
     write(tmp_path / ".supercoder.toml", '[build]\ncompiler = "gcc"\nflags = ["-O2", "-march=x86-64-v2"]\n')
     cfg = resolve(c)
     assert cfg.flags == ("-O2", "-march=x86-64-v2") and cfg.source.startswith("config:")
@@ -50,11 +61,14 @@ def test_command_line_overrides_everything(tmp_path):
     assert cfg.flags == ("-O3", "-funroll-loops") and cfg.source == "command line"
 
 
-@pytest.mark.parametrize("name,text,says", [
-    pytest.param("compile_commands.json", "{not json", "not valid JSON", id="bad-json"),
-    pytest.param(".supercoder.toml", "[build\nflags=", "TOML", id="bad-toml"),
-    pytest.param(".supercoder.toml", "[build]\nflags = [1, 2]\n", "list of strings", id="bad-flags"),
-])
+@pytest.mark.parametrize(
+    "name,text,says",
+    [
+        pytest.param("compile_commands.json", "{not json", "not valid JSON", id="bad-json"),
+        pytest.param(".supercoder.toml", "[build\nflags=", "TOML", id="bad-toml"),
+        pytest.param(".supercoder.toml", "[build]\nflags = [1, 2]\n", "list of strings", id="bad-flags"),
+    ],
+)
 def test_broken_config_files_say_what_is_wrong(tmp_path, name, text, says):
     c = write(tmp_path / "a.c", "int f(void){return 1;}")
     write(tmp_path / name, text)

@@ -12,9 +12,24 @@ from supercoder_lsp.model import CandidateResult, FunctionResult, Position, Rang
 
 def result(tag: int) -> FunctionResult:
     t = Timing("interleaved", 2.0 + tag, (1.9, 2.1 + tag), (0.98, 1.02), True, [{"offset": 0}], {"x": [1.0] * 500})
-    c = CandidateResult(f"c{tag}", "compilers:gcc", "accepted", None, "ok", "popcntq %rdi, %rax\n" * 50, ["popcnt"],
-                        ["popcnt"], 1000, 2, t, None, SourceChange("attribute", "x", "y"))
-    return FunctionResult("f", Range(Position(1, 0), Position(3, 1)), "int (int x)", "done", "", 1.0, "asm", "h", [c], f"c{tag}")
+    c = CandidateResult(
+        f"c{tag}",
+        "compilers:gcc",
+        "accepted",
+        None,
+        "ok",
+        "popcntq %rdi, %rax\n" * 50,
+        ["popcnt"],
+        ["popcnt"],
+        1000,
+        2,
+        t,
+        None,
+        SourceChange("attribute", "x", "y"),
+    )
+    return FunctionResult(
+        "f", Range(Position(1, 0), Position(3, 1)), "int (int x)", "done", "", 1.0, "asm", "h", [c], f"c{tag}"
+    )
 
 
 def test_round_trip_keeps_every_field(tmp_path):
@@ -73,8 +88,15 @@ def test_a_verdict_from_another_verifier_version_is_not_served(tmp_path, monkeyp
     from supercoder_lsp import pipeline
 
     verify = Path(__file__).parent / "fixtures" / "verify"
-    opts = pipeline.Options(proposers=("replay",), candidates_dir=verify / "cands", samples=1, n_random=1000, rounds=6,
-                            functions=("popcount",), cache_dir=tmp_path)
+    opts = pipeline.Options(
+        proposers=("replay",),
+        candidates_dir=verify / "cands",
+        samples=1,
+        n_random=1000,
+        rounds=6,
+        functions=("popcount",),
+        cache_dir=tmp_path,
+    )
     monkeypatch.setattr(pipeline, "VERIFIER_VERSION", 1)
     assert pipeline.Pipeline(opts).run(verify / "popcount.c").functions[0].cached is False
     assert pipeline.Pipeline(opts).run(verify / "popcount.c").functions[0].cached is True

@@ -21,8 +21,14 @@ def supercoder(*args: str, cache: Path | None = None, cwd: Path | None = None) -
     env = dict(os.environ)
     if cache is not None:
         env["SUPERCODER_CACHE_DIR"] = str(cache)
-    return subprocess.run([sys.executable, "-m", "supercoder_lsp.cli", *args], capture_output=True, text=True,
-                          timeout=600, env=env, cwd=cwd or ROOT)
+    return subprocess.run(
+        [sys.executable, "-m", "supercoder_lsp.cli", *args],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env=env,
+        cwd=cwd or ROOT,
+    )
 
 
 def run_json(*args: str, cache: Path | None = None) -> dict:
@@ -58,8 +64,17 @@ def test_kernighan_popcount_gets_a_verified_popcnt_and_a_source_change(tmp_path)
 
 
 def test_replay_candidates_each_get_the_right_verdict_and_reason():
-    data = run_json(str(VERIFY / "popcount.c"), "--candidates", str(VERIFY / "cands"), "--tests", str(VERIFY / "tests"),
-                    "--inputs", "20000", "-n", "20")
+    data = run_json(
+        str(VERIFY / "popcount.c"),
+        "--candidates",
+        str(VERIFY / "cands"),
+        "--tests",
+        str(VERIFY / "tests"),
+        "--inputs",
+        "20000",
+        "-n",
+        "20",
+    )
     [fn] = data["functions"]
     got = {label: (c["status"], c["reason"]) for label, c in by_label(fn).items()}
     assert got == {
@@ -85,15 +100,40 @@ def test_replay_candidates_each_get_the_right_verdict_and_reason():
 def test_whole_program_speedup_with_bench_input(tmp_path):
     bench = tmp_path / "bench.in"
     bench.write_text(" ".join(str((i * 0x9E3779B97F4A7C15) % (1 << 64)) for i in range(200_000)))
-    data = run_json(str(VERIFY / "popcount.c"), "--candidates", str(VERIFY / "cands"), "-f", "popcount",
-                    "--bench-input", str(bench), "--inputs", "5000", "-n", "1")
+    data = run_json(
+        str(VERIFY / "popcount.c"),
+        "--candidates",
+        str(VERIFY / "cands"),
+        "-f",
+        "popcount",
+        "--bench-input",
+        str(bench),
+        "--inputs",
+        "5000",
+        "-n",
+        "1",
+    )
     [fn] = data["functions"]
     [c] = fn["candidates"]
     assert c["label"] == "abi-rbx" and c["reason"] == "abi-violation"  # -n 1: best-of-1 takes the first file
-    data = run_json(str(VERIFY / "popcount.c"), "--proposer", "compilers", "-f", "popcount", "--bench-input", str(bench),
-                    "--inputs", "5000", "-n", "1")
+    data = run_json(
+        str(VERIFY / "popcount.c"),
+        "--proposer",
+        "compilers",
+        "-f",
+        "popcount",
+        "--bench-input",
+        str(bench),
+        "--inputs",
+        "5000",
+        "-n",
+        "1",
+    )
     [c] = data["functions"][0]["candidates"]
-    assert c["program_speedup"] is not None and c["program_speedup_ci"][0] <= c["program_speedup"] <= c["program_speedup_ci"][1]
+    assert (
+        c["program_speedup"] is not None
+        and c["program_speedup_ci"][0] <= c["program_speedup"] <= c["program_speedup_ci"][1]
+    )
     assert c["program_timing"]["samples"]["baseline"] and c["program_timing"]["method"] == "hyperfine"
 
 
@@ -115,21 +155,34 @@ def test_cached_result_is_reused_and_a_corrupt_entry_is_recomputed(tmp_path):
 def test_unwritable_cache_still_reports(tmp_path):
     blocker = tmp_path / "file"
     blocker.write_text("not a directory")
-    data = run_json(str(VERIFY / "popcount.c"), "--candidates", str(VERIFY / "cands"), "-n", "1", "--inputs", "1000",
-                    cache=blocker / "cache")
+    data = run_json(
+        str(VERIFY / "popcount.c"),
+        "--candidates",
+        str(VERIFY / "cands"),
+        "-n",
+        "1",
+        "--inputs",
+        "1000",
+        cache=blocker / "cache",
+    )
     assert any("cache" in n for n in data["notes"])
     assert data["functions"][0]["candidates"]
 
 
-@pytest.mark.parametrize("args,code,says", [
-    pytest.param(["missing.c"], 2, "does not exist", id="missing-file"),
-    pytest.param([str(VERIFY / "popcount.c"), "-f", "nosuch"], 2, "it defines: popcount, main", id="unknown-function"),
-    pytest.param([str(VERIFY / "popcount.c"), "--proposer", "magic"], 2, "unknown proposer", id="unknown-proposer"),
-    pytest.param([str(VERIFY / "popcount.c"), "--proposer", "replay"], 2, "--candidates", id="replay-without-dir"),
-    pytest.param([str(VERIFY / "popcount.c"), "--tests", "nowhere"], 2, "NAME.in", id="missing-tests"),
-    pytest.param([str(VERIFY / "popcount.c"), "--bound", "n=1"], 2, "FUNCTION.PARAM=LOW:HIGH", id="bad-bound"),
-    pytest.param([str(FIX / "cli" / "broken.c")], 4, "does not compile", id="does-not-compile"),
-])
+@pytest.mark.parametrize(
+    "args,code,says",
+    [
+        pytest.param(["missing.c"], 2, "does not exist", id="missing-file"),
+        pytest.param(
+            [str(VERIFY / "popcount.c"), "-f", "nosuch"], 2, "it defines: popcount, main", id="unknown-function"
+        ),
+        pytest.param([str(VERIFY / "popcount.c"), "--proposer", "magic"], 2, "unknown proposer", id="unknown-proposer"),
+        pytest.param([str(VERIFY / "popcount.c"), "--proposer", "replay"], 2, "--candidates", id="replay-without-dir"),
+        pytest.param([str(VERIFY / "popcount.c"), "--tests", "nowhere"], 2, "NAME.in", id="missing-tests"),
+        pytest.param([str(VERIFY / "popcount.c"), "--bound", "n=1"], 2, "FUNCTION.PARAM=LOW:HIGH", id="bad-bound"),
+        pytest.param([str(FIX / "cli" / "broken.c")], 4, "does not compile", id="does-not-compile"),
+    ],
+)
 def test_bad_input_gets_a_clear_error_and_exit_code(args, code, says):
     p = supercoder("optimize", "--no-cache", *args)
     assert p.returncode == code, (p.stdout, p.stderr)
@@ -146,9 +199,17 @@ def test_flags_come_from_compile_commands_json(tmp_path):
     proj = tmp_path / "proj"
     (proj / "build").mkdir(parents=True)
     shutil.copy(VERIFY / "popcount.c", proj / "popcount.c")
-    (proj / "build" / "compile_commands.json").write_text(json.dumps([{
-        "directory": str(proj), "file": "popcount.c",
-        "arguments": ["gcc", "-O2", "-mpopcnt", "-g", "-c", "popcount.c", "-o", "popcount.o"]}]))
+    (proj / "build" / "compile_commands.json").write_text(
+        json.dumps(
+            [
+                {
+                    "directory": str(proj),
+                    "file": "popcount.c",
+                    "arguments": ["gcc", "-O2", "-mpopcnt", "-g", "-c", "popcount.c", "-o", "popcount.o"],
+                }
+            ]
+        )
+    )
     data = run_json(str(proj / "popcount.c"), "--candidates", str(VERIFY / "cands"), "-n", "1", "--inputs", "1000")
     env = data["environment"]
     assert env["flags"] == ["-O2", "-mpopcnt"] and env["flags_from"].startswith("compile_commands.json:")
@@ -156,8 +217,17 @@ def test_flags_come_from_compile_commands_json(tmp_path):
 
 
 def test_human_table_shows_the_headline(tmp_path):
-    p = supercoder("optimize", str(VERIFY / "popcount.c"), "--candidates", str(VERIFY / "cands"), "-n", "20",
-                   "--inputs", "2000", cache=tmp_path)
+    p = supercoder(
+        "optimize",
+        str(VERIFY / "popcount.c"),
+        "--candidates",
+        str(VERIFY / "cands"),
+        "-n",
+        "20",
+        "--inputs",
+        "2000",
+        cache=tmp_path,
+    )
     assert p.returncode == 0, p.stderr
     out = " ".join(p.stdout.split())
     assert "x faster (95% CI" in out and "uses popcnt" in out
@@ -169,7 +239,9 @@ def test_hot_functions_ranked_by_callgrind_profile_when_a_workload_is_given():
     static = run_json(str(src), "--top", "1", "-n", "1", "--inputs", "1000")
     assert [f["name"] for f in static["functions"]] == ["rare"]
     assert any("static score" in n for n in static["notes"])
-    profiled = run_json(str(src), "--top", "1", "-n", "1", "--inputs", "1000", "--workload", "{exe} < " + str(FIX / "cli" / "ranked.in"))
+    profiled = run_json(
+        str(src), "--top", "1", "-n", "1", "--inputs", "1000", "--workload", "{exe} < " + str(FIX / "cli" / "ranked.in")
+    )
     assert [f["name"] for f in profiled["functions"]] == ["mix"]
     assert any("callgrind" in n for n in profiled["notes"])
 
@@ -194,8 +266,21 @@ def test_bounds_from_project_config(tmp_path):
 
 
 def test_shared_file_static_is_reported_and_local_clones_are_carried_along():
-    data = run_json(str(FIX / "cli" / "shared.c"), "-f", "add", "-f", "caller", "--bound", "caller.x=0:2000",
-                    "--bound", "add.x=0:100", "-n", "2", "--inputs", "3000")
+    data = run_json(
+        str(FIX / "cli" / "shared.c"),
+        "-f",
+        "add",
+        "-f",
+        "caller",
+        "--bound",
+        "caller.x=0:2000",
+        "--bound",
+        "add.x=0:100",
+        "-n",
+        "2",
+        "--inputs",
+        "3000",
+    )
     add, caller = data["functions"]
     assert add["status"] == "unsupported" and "file-static data (total)" in add["detail"]
     assert caller["status"] == "done" and "helper.constprop.0" in caller["detail"]
@@ -207,11 +292,25 @@ def test_shared_file_static_is_reported_and_local_clones_are_carried_along():
 
 def test_a_crashing_or_hanging_compiler_fails_that_candidate_and_the_rest_go_on(tmp_path):
     cc = tmp_path / "flaky-gcc"
-    cc.write_text('#!/bin/sh\ncase "$*" in\n  *-march=native*-funroll*) sleep 600 ;;\n  *-march=native*) kill -SEGV $$ ;;\nesac\n'
-                  'exec gcc "$@"\n')
+    cc.write_text(
+        '#!/bin/sh\ncase "$*" in\n  *-march=native*-funroll*) sleep 600 ;;\n  *-march=native*) kill -SEGV $$ ;;\nesac\n'
+        'exec gcc "$@"\n'
+    )
     cc.chmod(0o755)
-    data = run_json(str(VERIFY / "popcount.c"), "--cc", str(cc), "--cflags=-O3", "--compile-timeout", "3",
-                    "-n", "20", "--inputs", "2000", "--rounds", "12")
+    data = run_json(
+        str(VERIFY / "popcount.c"),
+        "--cc",
+        str(cc),
+        "--cflags=-O3",
+        "--compile-timeout",
+        "3",
+        "-n",
+        "20",
+        "--inputs",
+        "2000",
+        "--rounds",
+        "12",
+    )
     c = by_label(data["functions"][0])
     assert "killed by signal 11" in c["gcc_march_native"]["detail"]
     assert "timed out" in c["gcc_march_native_funroll_loops"]["detail"]

@@ -37,12 +37,34 @@ EXPECTED = {
     "patch-code": {"crash"},
     "jump-to-input": {"crash"},
 }
-UNSAFE = ["sys-unlink", "sys-fork", "sys-socket", "int80", "sysenter", "raw-bytes-syscall", "macro-syscall", "incbin",
-          "call-exit", "call-malloc-loop", "harness-data", "init-array", "wx-section", "absolute-address", "rdtsc-cheat",
-          "indirect-call", "control-register",
-          # load-time code and what only the assembled object shows
-          "ifunc-fill", "init-array-anyname", "ctors-section", "align-fill-syscall", "mid-instruction-syscall",
-          "hidden-cache", "label-offset-reach", "global-offset-reach"]
+UNSAFE = [
+    "sys-unlink",
+    "sys-fork",
+    "sys-socket",
+    "int80",
+    "sysenter",
+    "raw-bytes-syscall",
+    "macro-syscall",
+    "incbin",
+    "call-exit",
+    "call-malloc-loop",
+    "harness-data",
+    "init-array",
+    "wx-section",
+    "absolute-address",
+    "rdtsc-cheat",
+    "indirect-call",
+    "control-register",
+    # load-time code and what only the assembled object shows
+    "ifunc-fill",
+    "init-array-anyname",
+    "ctors-section",
+    "align-fill-syscall",
+    "mid-instruction-syscall",
+    "hidden-cache",
+    "label-offset-reach",
+    "global-offset-reach",
+]
 EXPECTED.update({name: {"unsafe"} for name in UNSAFE})
 
 
@@ -75,10 +97,33 @@ def test_hostile_corpus_is_rejected_and_nothing_escapes(tmp_path, canary):
     before = tree_digest(canary)
     home_before = sorted(os.listdir(Path.home()))
     t0 = time.monotonic()
-    p = subprocess.run([sys.executable, "-m", "supercoder_lsp.cli", "optimize", "--json", "--no-cache",
-                        str(PROG / "popcount.c"), "-f", "popcount", "--candidates", str(tmp_path / "cands"),
-                        "--tests", str(PROG / "tests"), "-n", "100", "--inputs", "5000", "--rounds", "12"],
-                       capture_output=True, text=True, timeout=600, cwd=tmp_path)
+    p = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "supercoder_lsp.cli",
+            "optimize",
+            "--json",
+            "--no-cache",
+            str(PROG / "popcount.c"),
+            "-f",
+            "popcount",
+            "--candidates",
+            str(tmp_path / "cands"),
+            "--tests",
+            str(PROG / "tests"),
+            "-n",
+            "100",
+            "--inputs",
+            "5000",
+            "--rounds",
+            "12",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=tmp_path,
+    )
     elapsed = time.monotonic() - t0
     assert p.returncode == 0, p.stderr
     [fn] = json.loads(p.stdout)["functions"]
@@ -120,17 +165,34 @@ def _obj(tmp: Path, name: str, body: str) -> Path:
     return obj
 
 
-@pytest.mark.parametrize("name,body", [
-    pytest.param("unlink", "\tleaq .Lp(%rip), %rdi\n\tmovl $87, %eax\n\tsyscall\n\tret\n\t.section .rodata\n.Lp: .asciz \"@CANARY@\"\n\t.text",
-                 id="unlink"),
-    pytest.param("fork", "\tmovl $57, %eax\n\tsyscall\n\tret", id="fork"),
-    pytest.param("openat", "\tmovl $-100, %edi\n\tleaq .Lp(%rip), %rsi\n\tmovl $577, %edx\n\tmovl $438, %r10d\n"
-                 "\tmovl $257, %eax\n\tsyscall\n\tret\n\t.section .rodata\n.Lp: .asciz \"@CANARY@-new\"\n\t.text", id="create-file"),
-    pytest.param("write-fd3", "\tmovl $3, %edi\n\tleaq popcount(%rip), %rsi\n\tmovl $8, %edx\n\tmovl $1, %eax\n\tsyscall\n\tret",
-                 id="write-other-fd"),
-    pytest.param("mmap", "\txorl %edi, %edi\n\tmovl $1073741824, %esi\n\tmovl $3, %edx\n\tmovl $34, %r10d\n\tmovq $-1, %r8\n"
-                 "\txorl %r9d, %r9d\n\tmovl $9, %eax\n\tsyscall\n\tret", id="allocate"),
-])
+@pytest.mark.parametrize(
+    "name,body",
+    [
+        pytest.param(
+            "unlink",
+            '\tleaq .Lp(%rip), %rdi\n\tmovl $87, %eax\n\tsyscall\n\tret\n\t.section .rodata\n.Lp: .asciz "@CANARY@"\n\t.text',
+            id="unlink",
+        ),
+        pytest.param("fork", "\tmovl $57, %eax\n\tsyscall\n\tret", id="fork"),
+        pytest.param(
+            "openat",
+            "\tmovl $-100, %edi\n\tleaq .Lp(%rip), %rsi\n\tmovl $577, %edx\n\tmovl $438, %r10d\n"
+            '\tmovl $257, %eax\n\tsyscall\n\tret\n\t.section .rodata\n.Lp: .asciz "@CANARY@-new"\n\t.text',
+            id="create-file",
+        ),
+        pytest.param(
+            "write-fd3",
+            "\tmovl $3, %edi\n\tleaq popcount(%rip), %rsi\n\tmovl $8, %edx\n\tmovl $1, %eax\n\tsyscall\n\tret",
+            id="write-other-fd",
+        ),
+        pytest.param(
+            "mmap",
+            "\txorl %edi, %edi\n\tmovl $1073741824, %esi\n\tmovl $3, %edx\n\tmovl $34, %r10d\n\tmovq $-1, %r8\n"
+            "\txorl %r9d, %r9d\n\tmovl $9, %eax\n\tsyscall\n\tret",
+            id="allocate",
+        ),
+    ],
+)
 def test_seccomp_stops_system_calls_in_the_function_harness(harness, canary, name, body):
     h, tmp, _, _ = harness
     before = tree_digest(canary)
@@ -147,14 +209,28 @@ def test_seccomp_stops_system_calls_in_a_whole_program(harness, canary):
     rest = tmp / "rest.c"
     rest.write_text(remove_definition((PROG / "popcount.c").read_text(), fn))
     build.compile_object(rest, cfg, tmp / "rest.o")
-    build.run_tool(["gcc", "-c", "-I", str(include_dir()), str(include_dir() / "sc_program_sandbox.c"), "-o",
-                    str(tmp / "sandbox.o")], "sandbox")
+    build.run_tool(
+        [
+            "gcc",
+            "-c",
+            "-I",
+            str(include_dir()),
+            str(include_dir() / "sc_program_sandbox.c"),
+            "-o",
+            str(tmp / "sandbox.o"),
+        ],
+        "sandbox",
+    )
     tests = find_tests(PROG / "tests")
     good = _obj(tmp, "good", "\tpopcntq %rdi, %rax\n\tret")
     build.link([tmp / "rest.o", good, tmp / "sandbox.o"], tmp / "good-prog")
     assert run_tests(tmp / "good-prog", tests).ok  # stdio still works inside the filter
-    bad = _obj(tmp, "bad", f"\tpushq %rdi\n\tleaq .Lp(%rip), %rdi\n\tmovl $87, %eax\n\tsyscall\n\tpopq %rdi\n"
-                           f"\tpopcntq %rdi, %rax\n\tret\n\t.section .rodata\n.Lp: .asciz \"{canary / 'victim'}\"\n\t.text")
+    bad = _obj(
+        tmp,
+        "bad",
+        f"\tpushq %rdi\n\tleaq .Lp(%rip), %rdi\n\tmovl $87, %eax\n\tsyscall\n\tpopq %rdi\n"
+        f'\tpopcntq %rdi, %rax\n\tret\n\t.section .rodata\n.Lp: .asciz "{canary / "victim"}"\n\t.text',
+    )
     build.link([tmp / "rest.o", bad, tmp / "sandbox.o"], tmp / "bad-prog")
     before = tree_digest(canary)
     r = run_tests(tmp / "bad-prog", tests)
@@ -167,7 +243,9 @@ def test_load_time_code_never_runs_in_the_harness(harness, canary):
     refuses the linked program before it starts, whatever the screens missed."""
     h, tmp, _, _ = harness
     obj = tmp / "ifunc.o"
-    build.assemble((FIX / "popcount" / "ifunc-fill.s").read_text().replace("@CANARY@", str(canary / "victim-ifunc")), obj)
+    build.assemble(
+        (FIX / "popcount" / "ifunc-fill.s").read_text().replace("@CANARY@", str(canary / "victim-ifunc")), obj
+    )
     before = tree_digest(canary)
     chk = h.check(obj, "ifunc")
     assert (chk.ok, chk.reason) == (False, "unsafe"), chk.detail
@@ -200,9 +278,11 @@ def test_a_candidate_that_behaves_differently_when_timed_is_caught(harness):
 
     h, tmp, fn, cfg = harness
     base = cut_function(build.compile_to_asm(PROG / "popcount.c", cfg, tmp / "b2.s"), "popcount").text
-    sneaky = ("\t.text\n\t.globl popcount\n\t.type popcount, @function\npopcount:\n"
-              "\taddq $1, .Lcalls(%rip)\n\tcmpq $200000, .Lcalls(%rip)\n\tja .Lcheat\n\tpopcntq %rdi, %rax\n\tret\n"
-              ".Lcheat:\n\txorl %eax, %eax\n\tret\n\t.size popcount, .-popcount\n\t.local .Lcalls\n\t.comm .Lcalls,8,8\n")
+    sneaky = (
+        "\t.text\n\t.globl popcount\n\t.type popcount, @function\npopcount:\n"
+        "\taddq $1, .Lcalls(%rip)\n\tcmpq $200000, .Lcalls(%rip)\n\tja .Lcheat\n\tpopcntq %rdi, %rax\n\tret\n"
+        ".Lcheat:\n\txorl %eax, %eax\n\tret\n\t.size popcount, .-popcount\n\t.local .Lcalls\n\t.comm .Lcalls,8,8\n"
+    )
     timer = InterleavedTimer(TimingSetup(tmp / "t", "popcount", make_plan(fn.signature), rounds=12))
     with pytest.raises(TimingMismatch, match="differ"):
         timer.time(base, sneaky, "sneaky")

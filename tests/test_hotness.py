@@ -134,8 +134,9 @@ def test_callgrind_ranks_the_hot_loop_first(hot_cold_exe):
 @needs_tools
 def test_callgrind_workload_and_all_objects(hot_cold_exe, tmp_path):
     stdin = _stdin(tmp_path, "3\n")
-    profile = callgrind_profile("hot_cold", cwd=str(hot_cold_exe.parent), workload=f"{{exe}} < {stdin}",
-                                all_objects=True, timeout=60)
+    profile = callgrind_profile(
+        "hot_cold", cwd=str(hot_cold_exe.parent), workload=f"{{exe}} < {stdin}", all_objects=True, timeout=60
+    )
     assert max(profile, key=profile.get) != "banner"
     assert profile["mix_all"] > 3 * 1000 * 2
     assert any(name.startswith("_dl_") for name in profile)  # the loader is there with all_objects
@@ -176,14 +177,19 @@ def test_missing_executable_is_an_error(tmp_path):
 def test_parsed_costs_add_up_to_the_file_total(hot_cold_exe, tmp_path):
     out = tmp_path / "callgrind.out"
     with open(FIXTURES / "hot_cold.in", "rb") as stdin:
-        subprocess.run(["valgrind", "--tool=callgrind", "--quiet", f"--callgrind-out-file={out}", str(hot_cold_exe)],
-                       stdin=stdin, stdout=subprocess.DEVNULL, check=True)
+        subprocess.run(
+            ["valgrind", "--tool=callgrind", "--quiet", f"--callgrind-out-file={out}", str(hot_cold_exe)],
+            stdin=stdin,
+            stdout=subprocess.DEVNULL,
+            check=True,
+        )
     costs, total = parse_callgrind_file(str(out))
     assert total is not None and sum(costs.values()) == total
     # agrees with callgrind_annotate's exclusive count for the hot function
     if shutil.which("callgrind_annotate"):
-        text = subprocess.run(["callgrind_annotate", "--inclusive=no", str(out)], capture_output=True,
-                              text=True, check=True).stdout
+        text = subprocess.run(
+            ["callgrind_annotate", "--inclusive=no", str(out)], capture_output=True, text=True, check=True
+        ).stdout
         line = next(ln for ln in text.splitlines() if ln.rstrip().endswith(f"[{hot_cold_exe}]") and ":mix_all" in ln)
         annotated = int(line.split()[0].replace(",", ""))
         assert annotated == sum(ir for (ob, fn), ir in costs.items() if fn == "mix_all")

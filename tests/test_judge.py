@@ -5,10 +5,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from test_cli import by_label, run_json
+
 from supercoder_lsp import build
 from supercoder_lsp.asm.cut import cut_function
 from supercoder_lsp.model import BuildConfig
-from test_cli import by_label, run_json
 
 FIX = Path(__file__).parent / "fixtures" / "verify"
 NOHARNESS = FIX / "noharness"
@@ -18,8 +19,19 @@ def test_without_a_function_harness_the_program_checks_abi_heap_and_the_timed_in
     """Right on every program test, yet each of these is wrong in a way a user would pay for."""
     bench = tmp_path / "bench.in"
     bench.write_text(" ".join(str(1000 + i * 7919 % 100_000) for i in range(100_000)))
-    data = run_json(str(NOHARNESS / "acc.c"), "-f", "add", "--candidates", str(NOHARNESS / "cands"),
-                    "--tests", str(NOHARNESS / "tests"), "--bench-input", str(bench), "-n", "10")
+    data = run_json(
+        str(NOHARNESS / "acc.c"),
+        "-f",
+        "add",
+        "--candidates",
+        str(NOHARNESS / "cands"),
+        "--tests",
+        str(NOHARNESS / "tests"),
+        "--bench-input",
+        str(bench),
+        "-n",
+        "10",
+    )
     [fn] = data["functions"]
     assert "pointer" in fn["harness"] or "struct" in fn["harness"]  # no function harness for it
     got = by_label(fn)
@@ -35,7 +47,9 @@ def test_the_original_itself_is_a_duplicate_not_a_slowdown(tmp_path):
     src = FIX / "popcount.c"
     cands = tmp_path / "cands" / "popcount"
     cands.mkdir(parents=True)
-    cut = cut_function(build.compile_to_asm(src, BuildConfig("gcc", ("-O3",), "t", str(FIX)), tmp_path / "b.s"), "popcount")
+    cut = cut_function(
+        build.compile_to_asm(src, BuildConfig("gcc", ("-O3",), "t", str(FIX)), tmp_path / "b.s"), "popcount"
+    )
     (cands / "same.s").write_text(cut.text)
     data = run_json(str(src), "-f", "popcount", "--candidates", str(tmp_path / "cands"), "--inputs", "1000")
     [c] = data["functions"][0]["candidates"]

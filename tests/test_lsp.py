@@ -19,15 +19,21 @@ WORK = Path(tempfile.mkdtemp(prefix="sc-lsp-test-"))
 OPTIONS = {"samples": 1, "inputs": 5000, "cacheDir": str(WORK / "cache"), "parallelJobs": 1}
 
 
-@pytest_lsp.fixture(params=["visual-studio-code", "neovim"],
-                    config=ClientServerConfig(server_command=[sys.executable, "-m", "supercoder_lsp", "--stdio"]))
+@pytest_lsp.fixture(
+    params=["visual-studio-code", "neovim"],
+    config=ClientServerConfig(server_command=[sys.executable, "-m", "supercoder_lsp", "--stdio"]),
+)
 async def client(request, lsp_client: LanguageClient):
     # real editors re-request lenses and inlay hints on refresh; the test client just acknowledges
     lsp_client.feature(types.WORKSPACE_CODE_LENS_REFRESH)(lambda *args: None)
     lsp_client.feature(types.WORKSPACE_INLAY_HINT_REFRESH)(lambda *args: None)
-    await lsp_client.initialize_session(types.InitializeParams(
-        capabilities=client_capabilities(request.param), initialization_options=OPTIONS,
-        workspace_folders=[types.WorkspaceFolder(uri=WORK.as_uri(), name="work")]))
+    await lsp_client.initialize_session(
+        types.InitializeParams(
+            capabilities=client_capabilities(request.param),
+            initialization_options=OPTIONS,
+            workspace_folders=[types.WorkspaceFolder(uri=WORK.as_uri(), name="work")],
+        )
+    )
     yield
     await lsp_client.shutdown_session()
 
@@ -41,8 +47,11 @@ def project(name: str) -> Path:
 
 def open_doc(client: LanguageClient, path: Path, version: int = 1) -> str:
     uri = path.as_uri()
-    client.text_document_did_open(types.DidOpenTextDocumentParams(
-        text_document=types.TextDocumentItem(uri=uri, language_id="c", version=version, text=path.read_text())))
+    client.text_document_did_open(
+        types.DidOpenTextDocumentParams(
+            text_document=types.TextDocumentItem(uri=uri, language_id="c", version=version, text=path.read_text())
+        )
+    )
     return uri
 
 
@@ -54,6 +63,7 @@ async def wait_for_hint(client: LanguageClient, uri: str, timeout: float = 240) 
             if hints:
                 return hints[0]
             await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+
     return await asyncio.wait_for(loop(), timeout)
 
 
@@ -66,19 +76,28 @@ async def test_hint_lens_and_actions_for_popcount(client: LanguageClient, tmp_pa
     assert hint.range.start.line == 9  # on the function's name
 
     lines = path.read_text().splitlines()
-    inlays = await client.text_document_inlay_hint_async(types.InlayHintParams(
-        text_document=types.TextDocumentIdentifier(uri=uri),
-        range=types.Range(types.Position(0, 0), types.Position(len(lines), 0))))
+    inlays = await client.text_document_inlay_hint_async(
+        types.InlayHintParams(
+            text_document=types.TextDocumentIdentifier(uri=uri),
+            range=types.Range(types.Position(0, 0), types.Position(len(lines), 0)),
+        )
+    )
     assert len(inlays) == 1 and "x faster, uses popcnt" in inlays[0].label
     assert inlays[0].position.line == 9
 
-    lenses = await client.text_document_code_lens_async(types.CodeLensParams(text_document=types.TextDocumentIdentifier(uri=uri)))
+    lenses = await client.text_document_code_lens_async(
+        types.CodeLensParams(text_document=types.TextDocumentIdentifier(uri=uri))
+    )
     titles = [lens.command.title for lens in lenses]
     assert any(t.endswith("x faster") for t in titles) and "Show assembly" in titles and "Re-run" in titles
 
-    actions = await client.text_document_code_action_async(types.CodeActionParams(
-        text_document=types.TextDocumentIdentifier(uri=uri), range=types.Range(types.Position(10, 4), types.Position(10, 4)),
-        context=types.CodeActionContext(diagnostics=[hint])))
+    actions = await client.text_document_code_action_async(
+        types.CodeActionParams(
+            text_document=types.TextDocumentIdentifier(uri=uri),
+            range=types.Range(types.Position(10, 4), types.Position(10, 4)),
+            context=types.CodeActionContext(diagnostics=[hint]),
+        )
+    )
     by_title = {a.title: a for a in actions}
     attr = next(a for t, a in by_title.items() if t.startswith('Use __attribute__((target("popcnt")))'))
     assert any(t.startswith("Show side-by-side assembly") for t in by_title)
@@ -92,15 +111,18 @@ async def test_hint_lens_and_actions_for_popcount(client: LanguageClient, tmp_pa
     subprocess.run(["gcc", "-O3", str(edited), "-o", str(tmp_path / "edited")], check=True)
     subprocess.run(["gcc", "-O3", str(path), "-o", str(tmp_path / "orig")], check=True)
     subprocess.run(["objdump", "-d", str(tmp_path / "edited")], check=True, capture_output=True)
-    assert "popcnt" in subprocess.run(["objdump", "-d", str(tmp_path / "edited")], capture_output=True, text=True).stdout
+    assert (
+        "popcnt" in subprocess.run(["objdump", "-d", str(tmp_path / "edited")], capture_output=True, text=True).stdout
+    )
     for inp in sorted((FIX / "tests").glob("*.in")):
         a = subprocess.run([str(tmp_path / "orig")], stdin=open(inp), capture_output=True, text=True).stdout
         b = subprocess.run([str(tmp_path / "edited")], stdin=open(inp), capture_output=True, text=True).stdout
         assert a == b
 
     # side-by-side assembly opens (or its path is given when the client cannot show documents)
-    out = await client.workspace_execute_command_async(types.ExecuteCommandParams(
-        command="supercoder.showAssembly", arguments=[uri, "popcount"]))
+    out = await client.workspace_execute_command_async(
+        types.ExecuteCommandParams(command="supercoder.showAssembly", arguments=[uri, "popcount"])
+    )
     sbs = Path(out)
     assert sbs.name == "popcount.c.supercoder.s" and "popcnt" in sbs.read_text() and "-O3 (baseline)" in sbs.read_text()
     shown = [d.uri for d in client.shown_documents] + [m.message for m in client.messages]
@@ -119,11 +141,15 @@ async def test_resave_cancels_the_stale_job_and_reopen_shows_the_cached_result(c
     token = await asyncio.wait_for(first_begin(), 60)
     # the user edits popcount and saves while the first job runs
     path.write_text(path.read_text().replace("int c = 0;", "int c = 0; /* edited */"))
-    client.text_document_did_change(types.DidChangeTextDocumentParams(
-        text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=2),
-        content_changes=[types.TextDocumentContentChangeWholeDocument(text=path.read_text())]))
-    client.text_document_did_save(types.DidSaveTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=uri),
-                                                                  text=path.read_text()))
+    client.text_document_did_change(
+        types.DidChangeTextDocumentParams(
+            text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=2),
+            content_changes=[types.TextDocumentContentChangeWholeDocument(text=path.read_text())],
+        )
+    )
+    client.text_document_did_save(
+        types.DidSaveTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=uri), text=path.read_text())
+    )
 
     async def ended(tok):
         while not any(isinstance(v, types.WorkDoneProgressEnd) for v in client.progress_reports.get(tok, [])):
@@ -135,7 +161,9 @@ async def test_resave_cancels_the_stale_job_and_reopen_shows_the_cached_result(c
         assert end.message == "cancelled"
     await wait_for_hint(client, uri)
 
-    client.text_document_did_close(types.DidCloseTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=uri)))
+    client.text_document_did_close(
+        types.DidCloseTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=uri))
+    )
     client.diagnostics.pop(uri, None)
     open_doc(client, path, version=3)
     hint = await wait_for_hint(client, uri, timeout=5)  # at once: nothing is recomputed
@@ -143,8 +171,10 @@ async def test_resave_cancels_the_stale_job_and_reopen_shows_the_cached_result(c
 
 
 async def test_replace_with_verified_assembly_builds_behaves_and_is_faster(client: LanguageClient, tmp_path):
-    client.set_configuration({"proposers": ["replay"], "candidatesDir": str(Path(__file__).parent / "fixtures" / "lsp" / "cands")},
-                             section="supercoder")
+    client.set_configuration(
+        {"proposers": ["replay"], "candidatesDir": str(Path(__file__).parent / "fixtures" / "lsp" / "cands")},
+        section="supercoder",
+    )
     client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings=None))
     path = project(f"replace-{id(client)}")
     original = path.read_text()
@@ -153,9 +183,13 @@ async def test_replace_with_verified_assembly_builds_behaves_and_is_faster(clien
 
     async def replace_action():
         while True:
-            actions = await client.text_document_code_action_async(types.CodeActionParams(
-                text_document=types.TextDocumentIdentifier(uri=uri), range=types.Range(types.Position(10, 4), types.Position(10, 4)),
-                context=types.CodeActionContext(diagnostics=[])))
+            actions = await client.text_document_code_action_async(
+                types.CodeActionParams(
+                    text_document=types.TextDocumentIdentifier(uri=uri),
+                    range=types.Range(types.Position(10, 4), types.Position(10, 4)),
+                    context=types.CodeActionContext(diagnostics=[]),
+                )
+            )
             found = [a for a in actions if a.title.startswith("Replace popcount with verified assembly")]
             if found:
                 return found[0]
@@ -178,23 +212,33 @@ async def test_replace_with_verified_assembly_builds_behaves_and_is_faster(clien
     # the rebuilt file was verified and timed by the server before the action was offered
     assert float(action.title.split("(")[1].split("x")[0]) > 1.5
     # gcc -masm=intel fails loudly on the block instead of computing garbage
-    r = subprocess.run(["gcc", "-O3", "-masm=intel", "-c", str(edited), "-o", str(tmp_path / "intel.o")], capture_output=True)
+    r = subprocess.run(
+        ["gcc", "-O3", "-masm=intel", "-c", str(edited), "-o", str(tmp_path / "intel.o")], capture_output=True
+    )
     assert r.returncode != 0
 
     # the editor applies the edit and saves: the function is now verified assembly, its C fallback gets no hint
-    client.text_document_did_change(types.DidChangeTextDocumentParams(
-        text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=2),
-        content_changes=[types.TextDocumentContentChangeWholeDocument(text=new_text)]))
+    client.text_document_did_change(
+        types.DidChangeTextDocumentParams(
+            text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=2),
+            content_changes=[types.TextDocumentContentChangeWholeDocument(text=new_text)],
+        )
+    )
     path.write_text(new_text)
     client.text_document_did_save(types.DidSaveTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=uri)))
 
     async def cleared():
         while any(d.code == "speedup" for d in client.diagnostics.get(uri, [])):
             await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+
     await asyncio.wait_for(cleared(), 20)
-    actions = await client.text_document_code_action_async(types.CodeActionParams(
-        text_document=types.TextDocumentIdentifier(uri=uri), range=types.Range(types.Position(50, 4), types.Position(50, 4)),
-        context=types.CodeActionContext(diagnostics=[])))
+    actions = await client.text_document_code_action_async(
+        types.CodeActionParams(
+            text_document=types.TextDocumentIdentifier(uri=uri),
+            range=types.Range(types.Position(50, 4), types.Position(50, 4)),
+            context=types.CodeActionContext(diagnostics=[]),
+        )
+    )
     assert not [a for a in actions or [] if "popcount" in a.title]
 
 
@@ -202,8 +246,9 @@ async def test_hover_and_changes_outside_the_editor(client: LanguageClient):
     path = project(f"watch-{id(client)}")
     uri = open_doc(client, path)
     await wait_for_hint(client, uri)
-    hover = await client.text_document_hover_async(types.HoverParams(
-        text_document=types.TextDocumentIdentifier(uri=uri), position=types.Position(9, 32)))
+    hover = await client.text_document_hover_async(
+        types.HoverParams(text_document=types.TextDocumentIdentifier(uri=uri), position=types.Position(9, 32))
+    )
     assert "x faster" in hover.contents.value and "| gcc_march_native | accepted |" in hover.contents.value
 
     # a git checkout rewrites the function behind the editor's back: its result is stale and goes
@@ -212,6 +257,7 @@ async def test_hover_and_changes_outside_the_editor(client: LanguageClient):
     async def cleared():
         while any(d.code == "speedup" for d in client.diagnostics.get(uri, [])):
             await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+
     await asyncio.wait_for(cleared(), 20)
 
 
@@ -226,6 +272,7 @@ async def test_project_file_change_reloads_settings(client: LanguageClient):
         async def cleared():
             while any(d.code == "speedup" for d in client.diagnostics.get(uri, [])):
                 await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+
         await asyncio.wait_for(cleared(), 60)
     finally:
         cfg.unlink()
@@ -238,6 +285,7 @@ async def test_bad_settings_are_reported_and_defaults_kept(client: LanguageClien
     async def warned():
         while len([m for m in client.messages if "supercoder:" in m.message]) < 3:
             await client.wait_for_notification(types.WINDOW_SHOW_MESSAGE)
+
     await asyncio.wait_for(warned(), 10)
     text = " ".join(m.message for m in client.messages)
     assert "'samples' must be an integer from 1 to 64" in text and "keeping 1" in text
@@ -255,8 +303,9 @@ async def test_commands_apply_the_source_change_through_the_editor(client: Langu
     path = project(f"cmd-{id(client)}")
     uri = open_doc(client, path)
     await wait_for_hint(client, uri)
-    ok = await client.workspace_execute_command_async(types.ExecuteCommandParams(
-        command="supercoder.useSourceChange", arguments=[uri, "popcount"]))
+    ok = await client.workspace_execute_command_async(
+        types.ExecuteCommandParams(command="supercoder.useSourceChange", arguments=[uri, "popcount"])
+    )
     assert ok is True
     assert edits[0].edit.document_changes[0].edits[0].new_text.startswith('__attribute__((target("popcnt")))')
 
@@ -271,12 +320,14 @@ async def test_editor_commands_status_diff_files_info_and_clear_cache(client: La
     async def status_with_result():
         while not any(getattr(s, "last", None) and s.last.startswith("popcount: ") for s in statuses):
             await client.wait_for_notification("supercoder/status")
+
     await asyncio.wait_for(status_with_result(), 30)
     assert any(s.running >= 1 for s in statuses)  # the status bar saw the job running
     assert "x faster" in statuses[-1].last
 
-    pair = await client.workspace_execute_command_async(types.ExecuteCommandParams(
-        command="supercoder.assemblyFiles", arguments=[uri, "popcount"]))
+    pair = await client.workspace_execute_command_async(
+        types.ExecuteCommandParams(command="supercoder.assemblyFiles", arguments=[uri, "popcount"])
+    )
     left, right = Path(pair["baseline"]), Path(pair["candidate"])
     assert "popcnt" not in left.read_text() and "popcnt" in right.read_text()
     assert pair["title"].startswith("popcount: -O3")

@@ -20,14 +20,18 @@ class Recorder(ProgressSink):
 
 async def test_a_large_update_line_from_the_worker_is_shown(tmp_path: Path):
     """With 8 samples a function's result is hundreds of KiB on one line: it must not kill the job."""
-    big = {"name": "f", "candidates": [{"label": f"c{i}", "assembly": "x" * 40_000} for i in range(8)],
-           "best": {"label": "c0", "assembly": "nop"}}
+    big = {
+        "name": "f",
+        "candidates": [{"label": f"c{i}", "assembly": "x" * 40_000} for i in range(8)],
+        "best": {"label": "c0", "assembly": "nop"},
+    }
     worker = tmp_path / "worker.py"
     worker.write_text(
         "import json, sys\n"
         "sys.stderr.write(json.dumps({'function': 'f', 'stage': 'compilers: gcc', 'step': 1, 'steps': 2}) + '\\n')\n"
         f"sys.stderr.write(json.dumps({{'event': 'update', 'function': {big!r}}}) + '\\n')\n"
-        f"print(json.dumps({{'functions': [{{'name': 'f', 'best': None, 'candidates': []}}]}}))\n")
+        f"print(json.dumps({{'functions': [{{'name': 'f', 'best': None, 'candidates': []}}]}}))\n"
+    )
     shown: list[dict] = []
     progress = Recorder()
     jobs = Jobs(lambda uri: shown.append(dict(jobs.results(uri)["f"].result or {})), progress)

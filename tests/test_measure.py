@@ -22,8 +22,12 @@ FIX = Path(__file__).parent / "fixtures" / "verify"
 def timer(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("timing")
     src = FIX / "popcount.c"
-    base = cut_function(build.compile_to_asm(src, BuildConfig("gcc", ("-O3",), "t", str(FIX)), tmp / "b.s"), "popcount").text
-    fast = cut_function(build.compile_to_asm(src, BuildConfig("gcc", ("-O3", "-mpopcnt"), "t", str(FIX)), tmp / "f.s"), "popcount").text
+    base = cut_function(
+        build.compile_to_asm(src, BuildConfig("gcc", ("-O3",), "t", str(FIX)), tmp / "b.s"), "popcount"
+    ).text
+    fast = cut_function(
+        build.compile_to_asm(src, BuildConfig("gcc", ("-O3", "-mpopcnt"), "t", str(FIX)), tmp / "f.s"), "popcount"
+    ).text
     plan = make_plan(parse_functions(src.read_text())[0].signature)
     return InterleavedTimer(TimingSetup(tmp, "popcount", plan, rounds=30)), base, fast
 

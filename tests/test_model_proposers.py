@@ -9,8 +9,8 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from openai_stub import Stub
+
 from supercoder_lsp.pipeline import Options, Pipeline
 from supercoder_lsp.propose.prompt import SUPERCODER_TEMPLATE, candidate_from_reply
 
@@ -21,17 +21,24 @@ WRONG = "\t.text\n\t.globl popcount\n\t.type popcount, @function\npopcount:\n\tp
 
 
 def test_default_prompt_is_the_supercoder_training_prompt():
-    assert SUPERCODER_TEMPLATE.startswith("Given the following C code and unoptimized assembly code, your task is to "
-                                          "generate highly optimized x86-64 assembly code.")
+    assert SUPERCODER_TEMPLATE.startswith(
+        "Given the following C code and unoptimized assembly code, your task is to "
+        "generate highly optimized x86-64 assembly code."
+    )
     assert "```assembly" in SUPERCODER_TEMPLATE
 
 
-@pytest.mark.parametrize("reply,ok", [
-    pytest.param(f"Here is a faster version:\n```assembly\n{WRONG}```\nIt uses popcnt.", True, id="prose-around-block"),
-    pytest.param(f"```asm\n{GOOD_TU}\n```", True, id="whole-translation-unit"),
-    pytest.param("I cannot help with that.", False, id="no-code"),
-    pytest.param("```assembly\n\tret\n```", False, id="block-without-the-function"),
-])
+@pytest.mark.parametrize(
+    "reply,ok",
+    [
+        pytest.param(
+            f"Here is a faster version:\n```assembly\n{WRONG}```\nIt uses popcnt.", True, id="prose-around-block"
+        ),
+        pytest.param(f"```asm\n{GOOD_TU}\n```", True, id="whole-translation-unit"),
+        pytest.param("I cannot help with that.", False, id="no-code"),
+        pytest.param("```assembly\n\tret\n```", False, id="block-without-the-function"),
+    ],
+)
 def test_reply_parsing(reply, ok):
     asm, why = candidate_from_reply(reply, "popcount")
     assert (asm is not None) == ok, why
@@ -51,8 +58,18 @@ def test_wrong_then_refined_right_candidate_is_accepted_and_timed():
         return [f"```assembly\n{GOOD_TU}\n```", "still nothing"]
 
     with Stub(script) as stub:
-        rep = Pipeline(Options(proposers=("openai",), samples=2, refine=2, openai_base_url=stub.url, openai_model="sc-7b",
-                               use_cache=False, n_random=5000, rounds=12)).run(SRC)
+        rep = Pipeline(
+            Options(
+                proposers=("openai",),
+                samples=2,
+                refine=2,
+                openai_base_url=stub.url,
+                openai_model="sc-7b",
+                use_cache=False,
+                n_random=5000,
+                rounds=12,
+            )
+        ).run(SRC)
     assert len(stub.requests) == 2
     first = stub.requests[0]
     assert first["model"] == "sc-7b" and first["n"] == 2
@@ -60,8 +77,12 @@ def test_wrong_then_refined_right_candidate_is_accepted_and_timed():
     assert "x &= x - 1;" in prompt and "popcount:" in prompt  # the C source and its -O3 assembly
     [fn] = rep.functions
     got = {c.label: (c.status, c.reason) for c in fn.candidates}
-    assert got == {"openai-r0-0": ("rejected", "wrong-output"), "openai-r0-1": ("rejected", "unusable"),
-                   "openai-r1-0": ("accepted", None), "openai-r1-1": ("rejected", "unusable")}
+    assert got == {
+        "openai-r0-0": ("rejected", "wrong-output"),
+        "openai-r0-1": ("rejected", "unusable"),
+        "openai-r1-0": ("accepted", None),
+        "openai-r1-1": ("rejected", "unusable"),
+    }
     best = fn.best_result()
     assert best.label == "openai-r1-0" and best.origin.startswith("openai:sc-7b@") and best.timing.speedup > 2
 
@@ -69,9 +90,32 @@ def test_wrong_then_refined_right_candidate_is_accepted_and_timed():
 def test_server_down_or_garbage_gives_a_clear_note_and_other_proposers_go_on():
     with Stub(lambda req, k: 500) as stub:
         url = stub.url
-        p = subprocess.run([sys.executable, "-m", "supercoder_lsp.cli", "optimize", "--json", "--no-cache", str(SRC),
-                            "--proposer", "openai,compilers", "--base-url", url, "--model", "m", "-n", "1",
-                            "--inputs", "2000", "--rounds", "12"], capture_output=True, text=True, timeout=300)
+        p = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "supercoder_lsp.cli",
+                "optimize",
+                "--json",
+                "--no-cache",
+                str(SRC),
+                "--proposer",
+                "openai,compilers",
+                "--base-url",
+                url,
+                "--model",
+                "m",
+                "-n",
+                "1",
+                "--inputs",
+                "2000",
+                "--rounds",
+                "12",
+            ],
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
     assert p.returncode == 0, p.stderr
     data = json.loads(p.stdout)
     assert any("openai proposer" in n and "failed" in n for n in data["notes"])
@@ -80,8 +124,13 @@ def test_server_down_or_garbage_gives_a_clear_note_and_other_proposers_go_on():
 
 
 def test_missing_model_settings_say_what_to_pass():
-    p = subprocess.run([sys.executable, "-m", "supercoder_lsp.cli", "optimize", "--no-cache", str(SRC), "--proposer", "openai"],
-                       capture_output=True, text=True, timeout=60, env={"PATH": "/usr/bin:/bin"})
+    p = subprocess.run(
+        [sys.executable, "-m", "supercoder_lsp.cli", "optimize", "--no-cache", str(SRC), "--proposer", "openai"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={"PATH": "/usr/bin:/bin"},
+    )
     assert p.returncode == 2 and "--base-url URL --model NAME" in p.stderr
 
 
@@ -97,20 +146,38 @@ def tiny_model(tmp_path_factory):
     tok = Tokenizer(models.BPE(unk_token="<unk>"))
     tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
     tok.train_from_iterator(corpus, trainers.BpeTrainer(vocab_size=400, special_tokens=["<unk>", "<pad>", "<eos>"]))
-    fast = transformers.PreTrainedTokenizerFast(tokenizer_object=tok, unk_token="<unk>", pad_token="<pad>",
-                                                eos_token="<eos>")
+    fast = transformers.PreTrainedTokenizerFast(
+        tokenizer_object=tok, unk_token="<unk>", pad_token="<pad>", eos_token="<eos>"
+    )
     fast.save_pretrained(d)
     torch.manual_seed(0)
-    cfg = transformers.GPT2Config(vocab_size=len(fast), n_positions=2048, n_embd=32, n_layer=1, n_head=2,
-                                  eos_token_id=fast.eos_token_id, pad_token_id=fast.pad_token_id)
+    cfg = transformers.GPT2Config(
+        vocab_size=len(fast),
+        n_positions=2048,
+        n_embd=32,
+        n_layer=1,
+        n_head=2,
+        eos_token_id=fast.eos_token_id,
+        pad_token_id=fast.pad_token_id,
+    )
     transformers.GPT2LMHeadModel(cfg).save_pretrained(d)
     return d
 
 
 def test_hf_proposer_loads_local_weights_and_its_garbage_is_rejected_cleanly(tiny_model, monkeypatch):
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-    rep = Pipeline(Options(proposers=("hf",), hf_model=tiny_model, samples=3, refine=1, max_new_tokens=24,
-                           use_cache=False, n_random=1000, rounds=6)).run(SRC)
+    rep = Pipeline(
+        Options(
+            proposers=("hf",),
+            hf_model=tiny_model,
+            samples=3,
+            refine=1,
+            max_new_tokens=24,
+            use_cache=False,
+            n_random=1000,
+            rounds=6,
+        )
+    ).run(SRC)
     [fn] = rep.functions
     assert fn.status == "done" and fn.best is None
     assert len(fn.candidates) == 6  # best-of-3, then one refinement round with the reasons fed back
@@ -119,12 +186,21 @@ def test_hf_proposer_loads_local_weights_and_its_garbage_is_rejected_cleanly(tin
     assert "no faster verified candidate (6 tried" in fn.detail
 
 
-
 def test_vllm_proposer_on_the_tiny_model(tiny_model):
     """Runs where vllm is installed (it needs CUDA): the same tiny model, in-process, best-of-2."""
     pytest.importorskip("vllm", reason="vllm needs a CUDA GPU; this machine has none")
-    rep = Pipeline(Options(proposers=("vllm",), hf_model=tiny_model, samples=2, refine=0, max_new_tokens=24,
-                           use_cache=False, n_random=1000, rounds=6)).run(SRC)
+    rep = Pipeline(
+        Options(
+            proposers=("vllm",),
+            hf_model=tiny_model,
+            samples=2,
+            refine=0,
+            max_new_tokens=24,
+            use_cache=False,
+            n_random=1000,
+            rounds=6,
+        )
+    ).run(SRC)
     [fn] = rep.functions
     assert len(fn.candidates) == 2 and all(c.origin.startswith("vllm:") for c in fn.candidates)
     assert all(c.status == "rejected" for c in fn.candidates)
@@ -133,19 +209,46 @@ def test_vllm_proposer_on_the_tiny_model(tiny_model):
 def test_missing_vllm_says_how_to_install(tmp_path):
     try:
         import vllm  # noqa: F401
+
         pytest.skip("vllm is installed here")
     except ImportError:
         pass
-    p = subprocess.run([sys.executable, "-m", "supercoder_lsp.cli", "optimize", "--no-cache", str(SRC), "--proposer", "vllm",
-                        "--hf-model", str(tmp_path)], capture_output=True, text=True, timeout=60)
+    p = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "supercoder_lsp.cli",
+            "optimize",
+            "--no-cache",
+            str(SRC),
+            "--proposer",
+            "vllm",
+            "--hf-model",
+            str(tmp_path),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert p.returncode == 2 and 'pip install "supercoder-lsp[vllm]"' in p.stderr
 
 
 def test_a_server_that_ignores_n_is_asked_again_and_max_tokens_is_the_users():
     """llama.cpp's server answers one choice whatever n is: best-of-3 still gets 3 samples."""
     with Stub(lambda req, k: [WRONG]) as stub:
-        rep = Pipeline(Options(proposers=("openai",), samples=3, refine=0, openai_base_url=stub.url, openai_model="m",
-                               max_new_tokens=100, use_cache=False, n_random=1000, rounds=6)).run(SRC)
+        rep = Pipeline(
+            Options(
+                proposers=("openai",),
+                samples=3,
+                refine=0,
+                openai_base_url=stub.url,
+                openai_model="m",
+                max_new_tokens=100,
+                use_cache=False,
+                n_random=1000,
+                rounds=6,
+            )
+        ).run(SRC)
         sent = list(stub.requests)
     [fn] = rep.functions
     assert [c.label for c in fn.candidates] == ["openai-r0-0", "openai-r0-1", "openai-r0-2"]
@@ -154,8 +257,16 @@ def test_a_server_that_ignores_n_is_asked_again_and_max_tokens_is_the_users():
 
 def test_a_reply_without_choices_leaves_a_note_and_is_not_cached(tmp_path):
     with Stub(lambda req, k: {}) as stub:
-        opts = Options(proposers=("openai", "compilers"), samples=1, refine=0, openai_base_url=stub.url,
-                       openai_model="m", cache_dir=tmp_path, n_random=1000, rounds=6)
+        opts = Options(
+            proposers=("openai", "compilers"),
+            samples=1,
+            refine=0,
+            openai_base_url=stub.url,
+            openai_model="m",
+            cache_dir=tmp_path,
+            n_random=1000,
+            rounds=6,
+        )
         rep = Pipeline(opts).run(SRC)
     assert any("no 'choices'" in n or "no choices" in n for n in rep.notes), rep.notes
     assert rep.functions[0].best is not None  # the compilers proposer's win is kept
@@ -175,8 +286,9 @@ def test_a_proposer_that_raises_costs_only_its_own_candidates(tmp_path):
 
     from supercoder_lsp.propose.compilers import CompilersProposer
 
-    pipe = Pipeline(Options(samples=1, cache_dir=tmp_path, n_random=1000, rounds=6),
-                    proposers=[Broken(), CompilersProposer()])
+    pipe = Pipeline(
+        Options(samples=1, cache_dir=tmp_path, n_random=1000, rounds=6), proposers=[Broken(), CompilersProposer()]
+    )
     rep = pipe.run(SRC)
     [fn] = rep.functions
     assert fn.status == "done" and fn.best == "gcc_march_native"
@@ -197,19 +309,50 @@ def test_hf_prompt_longer_than_the_context_skips_the_round_with_a_note(tiny_mode
     cfg = transformers.GPT2Config.from_pretrained(small)
     cfg.n_positions = 1400  # room for round 0's prompt, not for round 1's with the rejected replies
     transformers.GPT2LMHeadModel(cfg).save_pretrained(small)
-    rep = Pipeline(Options(proposers=("hf", "compilers"), hf_model=small, samples=2, refine=1, max_new_tokens=2048,
-                           use_cache=False, n_random=1000, rounds=6)).run(SRC)
+    rep = Pipeline(
+        Options(
+            proposers=("hf", "compilers"),
+            hf_model=small,
+            samples=2,
+            refine=1,
+            max_new_tokens=2048,
+            use_cache=False,
+            n_random=1000,
+            rounds=6,
+        )
+    ).run(SRC)
     [fn] = rep.functions
     assert fn.status == "done" and fn.best == "gcc_march_native"
     assert any("does not fit the model's context of 1400 tokens" in n for n in rep.notes), rep.notes
 
 
 def test_a_reply_cut_off_at_the_token_limit_says_so():
-    body = {"id": "x", "object": "chat.completion", "created": 0, "model": "m",
-            "choices": [{"index": 0, "message": {"role": "assistant", "content": "```assembly\n\t.text\npopc"},
-                         "finish_reason": "length"}]}
+    body = {
+        "id": "x",
+        "object": "chat.completion",
+        "created": 0,
+        "model": "m",
+        "choices": [
+            {
+                "index": 0,
+                "message": {"role": "assistant", "content": "```assembly\n\t.text\npopc"},
+                "finish_reason": "length",
+            }
+        ],
+    }
     with Stub(lambda req, k: body) as stub:
-        rep = Pipeline(Options(proposers=("openai",), samples=1, refine=0, openai_base_url=stub.url, openai_model="m",
-                               max_new_tokens=100, use_cache=False, n_random=1000, rounds=6)).run(SRC)
+        rep = Pipeline(
+            Options(
+                proposers=("openai",),
+                samples=1,
+                refine=0,
+                openai_base_url=stub.url,
+                openai_model="m",
+                max_new_tokens=100,
+                use_cache=False,
+                n_random=1000,
+                rounds=6,
+            )
+        ).run(SRC)
     [c] = rep.functions[0].candidates
     assert c.reason == "unusable" and "cut off at the token limit (100)" in c.detail and "--max-new-tokens" in c.detail

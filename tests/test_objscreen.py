@@ -22,23 +22,27 @@ POPCOUNT = FIX / "verify" / "popcount.c"
 @pytest.fixture(scope="module")
 def original(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("objscreen")
-    cut = cut_function(build.compile_to_asm(POPCOUNT, BuildConfig("gcc", ("-O3",), "t", str(POPCOUNT.parent)), tmp / "b.s"),
-                       "popcount")
+    cut = cut_function(
+        build.compile_to_asm(POPCOUNT, BuildConfig("gcc", ("-O3",), "t", str(POPCOUNT.parent)), tmp / "b.s"), "popcount"
+    )
     build.assemble(cut.text, tmp / "base.o")
     return tmp, tmp / "base.o"
 
 
-@pytest.mark.parametrize("name,what", [
-    pytest.param("ifunc-fill", "IFUNC", id="ifunc-resolver"),
-    pytest.param("ifunc-fill", "system call 'syscall'", id="syscall-in-fill-bytes"),
-    pytest.param("init-array-anyname", "SHT_INIT_ARRAY", id="init-array-under-another-name"),
-    pytest.param("ctors-section", ".ctors.00099", id="ctors"),
-    pytest.param("align-fill-syscall", "system call 'syscall'", id="syscall-in-alignment-padding"),
-    pytest.param("mid-instruction-syscall", "middle of an instruction", id="jump-into-an-immediate"),
-    pytest.param("hidden-cache", "writable state (.bss", id="hidden-state"),
-    pytest.param("label-offset-reach", "past the end of .text", id="local-label-plus-offset"),
-    pytest.param("global-offset-reach", "past the end of .text", id="function-plus-offset"),
-])
+@pytest.mark.parametrize(
+    "name,what",
+    [
+        pytest.param("ifunc-fill", "IFUNC", id="ifunc-resolver"),
+        pytest.param("ifunc-fill", "system call 'syscall'", id="syscall-in-fill-bytes"),
+        pytest.param("init-array-anyname", "SHT_INIT_ARRAY", id="init-array-under-another-name"),
+        pytest.param("ctors-section", ".ctors.00099", id="ctors"),
+        pytest.param("align-fill-syscall", "system call 'syscall'", id="syscall-in-alignment-padding"),
+        pytest.param("mid-instruction-syscall", "middle of an instruction", id="jump-into-an-immediate"),
+        pytest.param("hidden-cache", "writable state (.bss", id="hidden-state"),
+        pytest.param("label-offset-reach", "past the end of .text", id="local-label-plus-offset"),
+        pytest.param("global-offset-reach", "past the end of .text", id="function-plus-offset"),
+    ],
+)
 def test_what_the_text_screen_cannot_see_is_refused(original, name, what):
     tmp, base = original
     obj = tmp / f"{name}.o"
@@ -47,12 +51,28 @@ def test_what_the_text_screen_cannot_see_is_refused(original, name, what):
     assert any(what in p for p in problems), problems
 
 
-VARIANTS = [("gcc", ("-O3",)), ("gcc", ("-O2",)), ("gcc", ("-O3", "-march=native", "-funroll-loops")),
-            ("clang", ("-O3",)), ("clang", ("-O3", "-march=native"))]
+VARIANTS = [
+    ("gcc", ("-O3",)),
+    ("gcc", ("-O2",)),
+    ("gcc", ("-O3", "-march=native", "-funroll-loops")),
+    ("clang", ("-O3",)),
+    ("clang", ("-O3", "-march=native")),
+]
 
 
-@pytest.mark.parametrize("c_file", ["asm/switch.c", "asm/cold.c", "asm/tls_goto.c", "asm/floats.c", "asm/strings.c",
-                                    "verify/funcs/arrmax.c", "verify/attacks/table.c", "verify/attacks/sum_bytes.c"])
+@pytest.mark.parametrize(
+    "c_file",
+    [
+        "asm/switch.c",
+        "asm/cold.c",
+        "asm/tls_goto.c",
+        "asm/floats.c",
+        "asm/strings.c",
+        "verify/funcs/arrmax.c",
+        "verify/attacks/table.c",
+        "verify/attacks/sum_bytes.c",
+    ],
+)
 def test_compiler_output_passes(tmp_path, c_file):
     """No false alarms: every function of real gcc and clang output, against gcc -O3's."""
     src = FIX / c_file
@@ -75,7 +95,10 @@ def test_compiler_output_passes(tmp_path, c_file):
             except Exception:
                 continue
             build.assemble(cand.text, tmp_path / "cand.o")
-            assert screen_object(tmp_path / "cand.o", tmp_path / "base.o", extern_sizes=sizes) == [], (fn.name, VARIANTS[i])
+            assert screen_object(tmp_path / "cand.o", tmp_path / "base.o", extern_sizes=sizes) == [], (
+                fn.name,
+                VARIANTS[i],
+            )
             checked += 1
     assert checked >= 2
 
@@ -85,9 +108,13 @@ def test_the_linked_program_is_checked_for_load_time_code(tmp_path):
     main = tmp_path / "main.c"
     main.write_text("extern long popcount(unsigned long); int main(void) { return popcount(7) != 3; }\n")
     build.compile_object(main, BuildConfig("gcc", ("-O2",), "t", str(tmp_path)), tmp_path / "main.o")
-    build.assemble("\t.text\n\t.globl popcount\n\t.type popcount, @function\npopcount:\n\tpopcntq %rdi, %rax\n\tret\n",
-                   tmp_path / "good.o")
-    build.assemble((HOSTILE / "ifunc-fill.s").read_text().replace("@CANARY@", str(tmp_path / "victim")), tmp_path / "bad.o")
+    build.assemble(
+        "\t.text\n\t.globl popcount\n\t.type popcount, @function\npopcount:\n\tpopcntq %rdi, %rax\n\tret\n",
+        tmp_path / "good.o",
+    )
+    build.assemble(
+        (HOSTILE / "ifunc-fill.s").read_text().replace("@CANARY@", str(tmp_path / "victim")), tmp_path / "bad.o"
+    )
     build.link([tmp_path / "main.o", tmp_path / "good.o"], tmp_path / "ref")
     build.link([tmp_path / "main.o", tmp_path / "bad.o"], tmp_path / "bad")
     assert check_linked(tmp_path / "ref", tmp_path / "ref") == []

@@ -9,15 +9,39 @@ TEXT = "int f(int x) {\n    return x;\n}\nint g(int y) {\n    return y;\n}\n"
 
 
 def result(name: str, sp: float | None) -> dict:
-    cands = [{"label": "c1", "status": "rejected", "reason": "wrong-output", "speedup": None, "inputs_checked": 0},
-             {"label": "c2", "status": "rejected", "reason": "not-faster", "speedup": 0.98, "speedup_ci": [0.9, 1.0],
-              "inputs_checked": 0}]
+    cands = [
+        {"label": "c1", "status": "rejected", "reason": "wrong-output", "speedup": None, "inputs_checked": 0},
+        {
+            "label": "c2",
+            "status": "rejected",
+            "reason": "not-faster",
+            "speedup": 0.98,
+            "speedup_ci": [0.9, 1.0],
+            "inputs_checked": 0,
+        },
+    ]
     best = None
     if sp is not None:
-        cands.append({"label": "c3", "status": "accepted", "reason": None, "speedup": sp, "speedup_ci": [sp - 0.1, sp + 0.1],
-                      "inputs_checked": 100252, "tests_passed": 0})
-        best = {"label": "c3", "origin": "x", "speedup": sp, "speedup_ci": [sp - 0.1, sp + 0.1], "features": ["cmov"],
-                "source_change": None, "assembly": "f:\n\tret\n"}
+        cands.append(
+            {
+                "label": "c3",
+                "status": "accepted",
+                "reason": None,
+                "speedup": sp,
+                "speedup_ci": [sp - 0.1, sp + 0.1],
+                "inputs_checked": 100252,
+                "tests_passed": 0,
+            }
+        )
+        best = {
+            "label": "c3",
+            "origin": "x",
+            "speedup": sp,
+            "speedup_ci": [sp - 0.1, sp + 0.1],
+            "features": ["cmov"],
+            "source_change": None,
+            "assembly": "f:\n\tret\n",
+        }
     return {"name": name, "status": "done", "candidates": cands, "best": best, "baseline": {"assembly": ""}}
 
 
@@ -33,7 +57,8 @@ def test_explain_no_win_names_the_verdicts_and_only_when_nothing_won():
     assert not problems
     diags = present.diagnostics(TEXT, {"f": result("f", None), "g": result("g", 1.05)}, s)
     assert [(d.message, d.range.start.line) for d in diags] == [
-        ("no faster verified candidate (2 tried: 1 wrong-output, 1 not-faster)", 0)]
+        ("no faster verified candidate (2 tried: 1 wrong-output, 1 not-faster)", 0)
+    ]
 
 
 def test_each_kind_of_hint_can_be_switched_off():
@@ -42,6 +67,7 @@ def test_each_kind_of_hint_can_be_switched_off():
     assert present.diagnostics(TEXT, results, s) == []
     assert present.code_lenses("file:///x.c", TEXT, results, s) == []
     from lsprotocol import types
+
     whole = types.Range(types.Position(0, 0), types.Position(10, 0))
     assert present.inlay_hints(TEXT, results, s, whole) == []
     assert present.inlay_hints(TEXT, results, Settings(), whole)[0].label == "2.00x faster, uses cmov"
@@ -64,6 +90,7 @@ def test_model_proposer_settings_are_checked():
 
 def test_inlay_hint_sits_right_after_the_signature_wherever_the_brace_is():
     from lsprotocol import types
+
     whole = types.Range(types.Position(0, 0), types.Position(20, 0))
     same_line = present.inlay_hints(TEXT, {"f": result("f", 2.0)}, Settings(), whole)[0].position
     assert (same_line.line, same_line.character) == (0, len("int f(int x)"))

@@ -18,8 +18,9 @@ POPCNT = FIX / "verify" / "cands" / "popcount" / "good-popcnt.s"
 
 
 def cli(*args: str, cwd=None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "supercoder_lsp.cli", *args], capture_output=True, text=True,
-                          timeout=300, cwd=cwd)
+    return subprocess.run(
+        [sys.executable, "-m", "supercoder_lsp.cli", *args], capture_output=True, text=True, timeout=300, cwd=cwd
+    )
 
 
 def render(src: Path, name: str, asm: Path) -> str:
@@ -30,27 +31,38 @@ def render(src: Path, name: str, asm: Path) -> str:
 
 def test_the_block_is_guarded_and_keeps_the_c(tmp_path):
     text = render(FIX / "verify" / "popcount.c", "popcount", POPCNT)
-    assert "#if defined(__x86_64__) && defined(__GNUC__) && defined(__ELF__) && !defined(__ILP32__) && defined(__POPCNT__)" in text
+    assert (
+        "#if defined(__x86_64__) && defined(__GNUC__) && defined(__ELF__) && !defined(__ILP32__) && defined(__POPCNT__)"
+        in text
+    )
     assert '".att_syntax prefix\\n"' in text and "#else" in text and "x &= x - 1;" in text
     # without -mpopcnt the C is built; with it, the assembly: both behave the same
     src = tmp_path / "p.c"
     src.write_text(text)
     for flags in (["-O3"], ["-O3", "-mpopcnt"], ["-O0"]):
         subprocess.run(["gcc", *flags, str(src), "-o", str(tmp_path / "p")], check=True)
-        out = subprocess.run([str(tmp_path / "p")], input="1 2 3 18446744073709551615\n", capture_output=True, text=True)
+        out = subprocess.run(
+            [str(tmp_path / "p")], input="1 2 3 18446744073709551615\n", capture_output=True, text=True
+        )
         assert out.stdout == "68\n"
 
 
 def test_local_labels_are_unique_and_intel_syntax_builds_fail_loudly(tmp_path):
-    asm = ("\t.text\n\t.globl popcount\n\t.type popcount, @function\npopcount:\n\txorl %eax, %eax\n.L2:\n\ttestq %rdi, %rdi\n"
-           "\tje .L3\n\tleaq -1(%rdi), %rdx\n\tincl %eax\n\tandq %rdx, %rdi\n\tjmp .L2\n.L3:\n\tret\n\t.size popcount, .-popcount\n")
+    asm = (
+        "\t.text\n\t.globl popcount\n\t.type popcount, @function\npopcount:\n\txorl %eax, %eax\n.L2:\n\ttestq %rdi, %rdi\n"
+        "\tje .L3\n\tleaq -1(%rdi), %rdx\n\tincl %eax\n\tandq %rdx, %rdi\n\tjmp .L2\n.L3:\n\tret\n\t.size popcount, .-popcount\n"
+    )
     (tmp_path / "k.s").write_text(asm)
     text = render(FIX / "verify" / "popcount.c", "popcount", tmp_path / "k.s")
     assert ".L2" not in text and ".Lsc_popcount_" in text
     src = tmp_path / "p.c"
     src.write_text(text)
-    subprocess.run(["gcc", "-O0", "-c", str(src), "-o", str(tmp_path / "o0.o")], check=True)  # no clash with gcc's .L labels
-    r = subprocess.run(["gcc", "-O3", "-masm=intel", "-c", str(src), "-o", str(tmp_path / "i.o")], capture_output=True, text=True)
+    subprocess.run(
+        ["gcc", "-O0", "-c", str(src), "-o", str(tmp_path / "o0.o")], check=True
+    )  # no clash with gcc's .L labels
+    r = subprocess.run(
+        ["gcc", "-O3", "-masm=intel", "-c", str(src), "-o", str(tmp_path / "i.o")], capture_output=True, text=True
+    )
     assert r.returncode != 0
 
 
@@ -78,7 +90,15 @@ def test_cli_writes_only_a_verified_faster_replacement(tmp_path):
 
 
 def test_a_caller_that_loses_inlining_blocks_the_replacement(tmp_path):
-    p = cli("replace", str(FIX / "replace" / "clamp.c"), "-f", "clamp255", "--assembly",
-            str(FIX / "replace" / "clamp255-cmov.s"), "--inputs", "5000")
+    p = cli(
+        "replace",
+        str(FIX / "replace" / "clamp.c"),
+        "-f",
+        "clamp255",
+        "--assembly",
+        str(FIX / "replace" / "clamp255-cmov.s"),
+        "--inputs",
+        "5000",
+    )
     assert p.returncode == 5
     assert "caller sum_clamped gets slower" in p.stdout

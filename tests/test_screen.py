@@ -19,49 +19,64 @@ def fn(body: str) -> str:
     return f"\t.text\n\t.globl f\n\t.type f, @function\nf:\n{body}\n\t.size f, .-f\n"
 
 
-@pytest.mark.parametrize("body,says", [
-    pytest.param("\tmovl $60, %eax\n\tsyscall", "line 6: 'syscall': system call", id="syscall"),
-    pytest.param("\tint $0x80", "system call 'int'", id="int80"),
-    pytest.param("\tinb $0x60, %al", "privileged", id="port-io"),
-    pytest.param("\thlt", "privileged", id="hlt"),
-    pytest.param("\twrmsr", "privileged", id="wrmsr"),
-    pytest.param("\tmovq %cr0, %rax", "control or debug register", id="cr0"),
-    pytest.param("\trdtsc", "nondeterministic", id="rdtsc"),
-    pytest.param("\tcpuid", "nondeterministic", id="cpuid"),
-    pytest.param("\t.byte 0x0f, 0x05", "raw bytes in an executable section", id="raw-bytes"),
-    pytest.param("\t.incbin \"/etc/passwd\"", ".incbin pulls in an outside file", id="incbin"),
-    pytest.param("\t.include \"evil.s\"", ".include pulls in an outside file", id="include"),
-    pytest.param("\t.macro m\n\tsyscall\n\t.endm\n\tm", "macro", id="macro"),
-    pytest.param("\tcall system@PLT", "references 'system'", id="call-libc"),
-    pytest.param("\tjmp execve", "references 'execve'", id="jump-libc"),
-    pytest.param("\tmovq environ(%rip), %rax", "references 'environ'", id="data-ref"),
-    pytest.param("\tcall *%rax", "indirect call", id="indirect-call"),
-    pytest.param("\tmovq 0x601040, %rax", "absolute address", id="absolute-load"),
-    pytest.param("\tmovq %rax, 0(,%rdi,8)", "absolute address", id="absolute-indexed"),
-    pytest.param("\tjmp 0x401000", "absolute address", id="absolute-jump"),
-    pytest.param("\tmovq %fs:0x28, %rax", "%fs/%gs segment", id="tls"),
-    pytest.param("\t.section .data\n\t.long 1\n\t.text", "section .data", id="new-writable-section"),
-    pytest.param("\t.section .init_array,\"aw\"\n\t.quad f\n\t.text", ".init_array runs code before", id="constructor"),
-    pytest.param("\t.section .wx,\"awx\",@progbits\n\tret", "writable and executable", id="wx-section"),
-    pytest.param("\t.section .text.evil,\"ax\",@progbits\n\tret", "executable section .text.evil", id="new-code-section"),
-])
+@pytest.mark.parametrize(
+    "body,says",
+    [
+        pytest.param("\tmovl $60, %eax\n\tsyscall", "line 6: 'syscall': system call", id="syscall"),
+        pytest.param("\tint $0x80", "system call 'int'", id="int80"),
+        pytest.param("\tinb $0x60, %al", "privileged", id="port-io"),
+        pytest.param("\thlt", "privileged", id="hlt"),
+        pytest.param("\twrmsr", "privileged", id="wrmsr"),
+        pytest.param("\tmovq %cr0, %rax", "control or debug register", id="cr0"),
+        pytest.param("\trdtsc", "nondeterministic", id="rdtsc"),
+        pytest.param("\tcpuid", "nondeterministic", id="cpuid"),
+        pytest.param("\t.byte 0x0f, 0x05", "raw bytes in an executable section", id="raw-bytes"),
+        pytest.param('\t.incbin "/etc/passwd"', ".incbin pulls in an outside file", id="incbin"),
+        pytest.param('\t.include "evil.s"', ".include pulls in an outside file", id="include"),
+        pytest.param("\t.macro m\n\tsyscall\n\t.endm\n\tm", "macro", id="macro"),
+        pytest.param("\tcall system@PLT", "references 'system'", id="call-libc"),
+        pytest.param("\tjmp execve", "references 'execve'", id="jump-libc"),
+        pytest.param("\tmovq environ(%rip), %rax", "references 'environ'", id="data-ref"),
+        pytest.param("\tcall *%rax", "indirect call", id="indirect-call"),
+        pytest.param("\tmovq 0x601040, %rax", "absolute address", id="absolute-load"),
+        pytest.param("\tmovq %rax, 0(,%rdi,8)", "absolute address", id="absolute-indexed"),
+        pytest.param("\tjmp 0x401000", "absolute address", id="absolute-jump"),
+        pytest.param("\tmovq %fs:0x28, %rax", "%fs/%gs segment", id="tls"),
+        pytest.param("\t.section .data\n\t.long 1\n\t.text", "section .data", id="new-writable-section"),
+        pytest.param(
+            '\t.section .init_array,"aw"\n\t.quad f\n\t.text', ".init_array runs code before", id="constructor"
+        ),
+        pytest.param('\t.section .wx,"awx",@progbits\n\tret', "writable and executable", id="wx-section"),
+        pytest.param(
+            '\t.section .text.evil,"ax",@progbits\n\tret', "executable section .text.evil", id="new-code-section"
+        ),
+    ],
+)
 def test_unsafe_candidates_are_named_with_their_line(body, says):
     problems = screen(fn(body), ORIGINAL)
     assert problems, body
     assert any(says in p for p in problems), problems
 
 
-@pytest.mark.parametrize("body", [
-    pytest.param("\tpopcntq %rdi, %rax\n\tret", id="plain"),
-    pytest.param("\tleaq 0(,%rdi,8), %rax\n\tret", id="lea-scaled-index"),
-    pytest.param("\tmovsd .LC0(%rip), %xmm0\n\tret\n\t.section .rodata.cst8,\"aM\",@progbits,8\n.LC0:\n\t.quad 1\n\t.text",
-                 id="rodata-constant"),
-    pytest.param("\tcall memcpy@PLT\n\tret", id="pure-libc"),
-    pytest.param("\tleaq .L4(%rip), %rdx\n\tmovslq (%rdx,%rdi,4), %rax\n\taddq %rdx, %rax\n\tnotrack jmp *%rax\n"
-                 "\t.section .rodata\n.L4:\n\t.long .L5-.L4\n\t.text\n.L5:\n\tret", id="jump-table"),
-    pytest.param("\tnopw 0x0(%rax,%rax,1)\n\tret", id="nop-with-displacement"),
-    pytest.param("1:\n\tdecq %rdi\n\tjnz 1b\n\tret", id="numeric-local-label"),
-])
+@pytest.mark.parametrize(
+    "body",
+    [
+        pytest.param("\tpopcntq %rdi, %rax\n\tret", id="plain"),
+        pytest.param("\tleaq 0(,%rdi,8), %rax\n\tret", id="lea-scaled-index"),
+        pytest.param(
+            '\tmovsd .LC0(%rip), %xmm0\n\tret\n\t.section .rodata.cst8,"aM",@progbits,8\n.LC0:\n\t.quad 1\n\t.text',
+            id="rodata-constant",
+        ),
+        pytest.param("\tcall memcpy@PLT\n\tret", id="pure-libc"),
+        pytest.param(
+            "\tleaq .L4(%rip), %rdx\n\tmovslq (%rdx,%rdi,4), %rax\n\taddq %rdx, %rax\n\tnotrack jmp *%rax\n"
+            "\t.section .rodata\n.L4:\n\t.long .L5-.L4\n\t.text\n.L5:\n\tret",
+            id="jump-table",
+        ),
+        pytest.param("\tnopw 0x0(%rax,%rax,1)\n\tret", id="nop-with-displacement"),
+        pytest.param("1:\n\tdecq %rdi\n\tjnz 1b\n\tret", id="numeric-local-label"),
+    ],
+)
 def test_ordinary_code_passes(body):
     assert screen(fn(body), ORIGINAL) == []
 
@@ -70,15 +85,18 @@ def _compilers():
     return [c for c in ("gcc", "clang") if tools.which(c)]
 
 
-@pytest.mark.parametrize("flags", [["-O3"], ["-O3", "-march=native"], ["-O2", "-fPIC"], ["-O3", "-fno-pic"]],
-                         ids=lambda f: " ".join(f))
+@pytest.mark.parametrize(
+    "flags", [["-O3"], ["-O3", "-march=native"], ["-O2", "-fPIC"], ["-O3", "-fno-pic"]], ids=lambda f: " ".join(f)
+)
 @pytest.mark.parametrize("cc", _compilers())
 def test_every_function_compilers_emit_passes_against_itself(cc, flags):
     """Screening must not break honest code: every cut of every fixture passes."""
     for src in sorted(ASM_FIX.glob("*.c")):
         if src.stem.endswith("_main"):
             continue
-        asm = subprocess.run([cc, *flags, "-S", "-g0", "-o", "-", str(src)], capture_output=True, text=True, check=True).stdout
+        asm = subprocess.run(
+            [cc, *flags, "-S", "-g0", "-o", "-", str(src)], capture_output=True, text=True, check=True
+        ).stdout
         for name in list_functions(asm):
             if name.endswith(".cold") or "." in name:
                 continue

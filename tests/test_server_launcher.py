@@ -19,7 +19,10 @@ def test_command_for_one_gpu_and_for_several_nodes(capsys):
     one = capsys.readouterr().out.split()
     assert one[:3] == ["vllm", "serve", "LLM4Code/Superoptimizer_Qwen7B"]
     assert one[one.index("--tensor-parallel-size") + 1] == "1" and "--distributed-executor-backend" not in one
-    assert launch.main(["--dry-run", "--tensor-parallel-size", "4", "--pipeline-parallel-size", "2", "--port", "9000"]) == 0
+    assert (
+        launch.main(["--dry-run", "--tensor-parallel-size", "4", "--pipeline-parallel-size", "2", "--port", "9000"])
+        == 0
+    )
     many = capsys.readouterr().out.split()
     assert many[many.index("--tensor-parallel-size") + 1] == "4"
     assert many[many.index("--pipeline-parallel-size") + 1] == "2"

@@ -38,8 +38,18 @@ def rng(l0, c0, l1, c1) -> Range:
 def test_several_finds_every_definition_in_order_including_ifdef_arms():
     names = [f.name for f in parse_functions(SEVERAL)]
     assert names == [
-        "square", "rotl32", "clamp_ll", "sum_u8", "matrix_trace", "skip_spaces",
-        "mean", "norm1", "total", "fast_path", "slow_path", "main",
+        "square",
+        "rotl32",
+        "clamp_ll",
+        "sum_u8",
+        "matrix_trace",
+        "skip_spaces",
+        "mean",
+        "norm1",
+        "total",
+        "fast_path",
+        "slow_path",
+        "main",
     ]
 
 
@@ -69,15 +79,31 @@ def test_find_function():
 @pytest.mark.parametrize(
     "src, name, whole, ident",
     [
-        pytest.param("int popcount(unsigned long x){int c=0; while(x){x&=x-1;c++;} return c;}\n",
-                     "popcount", rng(0, 0, 0, 71), rng(0, 4, 0, 12), id="ascii-one-line"),
+        pytest.param(
+            "int popcount(unsigned long x){int c=0; while(x){x&=x-1;c++;} return c;}\n",
+            "popcount",
+            rng(0, 0, 0, 71),
+            rng(0, 4, 0, 12),
+            id="ascii-one-line",
+        ),
         # é is 1 UTF-16 unit (2 bytes), 😀 is 2 UTF-16 units (4 bytes)
-        pytest.param("/* é 😀 */ int f(void){return 0;}", "f", rng(0, 11, 0, 33), rng(0, 15, 0, 16),
-                     id="non-ascii-before-on-same-line"),
-        pytest.param("// 😀😀\nint\n😀_never(void);\nstatic int g(int x)\n{\n  return x; /* ü */ }\n", "g",
-                     rng(3, 0, 5, 21), rng(3, 11, 3, 12), id="multi-line-with-unicode-inside"),
-        pytest.param("int a(void){return 1;}\r\nint b(void){return 2;}\r\n", "b", rng(1, 0, 1, 22), rng(1, 4, 1, 5),
-                     id="crlf"),
+        pytest.param(
+            "/* é 😀 */ int f(void){return 0;}",
+            "f",
+            rng(0, 11, 0, 33),
+            rng(0, 15, 0, 16),
+            id="non-ascii-before-on-same-line",
+        ),
+        pytest.param(
+            "// 😀😀\nint\n😀_never(void);\nstatic int g(int x)\n{\n  return x; /* ü */ }\n",
+            "g",
+            rng(3, 0, 5, 21),
+            rng(3, 11, 3, 12),
+            id="multi-line-with-unicode-inside",
+        ),
+        pytest.param(
+            "int a(void){return 1;}\r\nint b(void){return 2;}\r\n", "b", rng(1, 0, 1, 22), rng(1, 4, 1, 5), id="crlf"
+        ),
     ],
 )
 def test_ranges_are_lsp_positions(src, name, whole, ident):
@@ -96,15 +122,15 @@ def test_ranges_are_lsp_positions(src, name, whole, ident):
 def test_byte_offsets_index_the_utf8_text(src):
     data = src.encode("utf-8")
     for fn in parse_functions(src):
-        assert data[fn.start_byte:fn.end_byte].decode("utf-8") == fn.text
-        assert data[fn.body_start_byte:fn.body_start_byte + 1] == b"{"
+        assert data[fn.start_byte : fn.end_byte].decode("utf-8") == fn.text
+        assert data[fn.body_start_byte : fn.body_start_byte + 1] == b"{"
         assert fn.start_byte < fn.body_start_byte < fn.end_byte
         assert fn.text.endswith("}")
         # the name range points at the name, counted in UTF-16 units
         line = src.splitlines()[fn.name_range.start.line]
         units = line.encode("utf-16-le")
         start, end = fn.name_range.start.character, fn.name_range.end.character
-        assert units[2 * start:2 * end].decode("utf-16-le") == fn.name
+        assert units[2 * start : 2 * end].decode("utf-16-le") == fn.name
 
 
 # --- signatures --------------------------------------------------------------------------
@@ -147,19 +173,33 @@ def T(text, kind, bits=0, signed=False, pointee=None, const=False):  # noqa: N80
         pytest.param("mytype_t x", T("mytype_t", "other"), id="unknown-typedef"),
         pytest.param("struct s x", T("struct s", "other"), id="struct"),
         pytest.param("int *p", T("int *", "pointer", 64, pointee=T("int", "int", 32, True)), id="int-pointer"),
-        pytest.param("const char *s", T("const char *", "pointer", 64, pointee=T("const char", "int", 8, True), const=True),
-                     id="const-char-pointer"),
-        pytest.param("char const * restrict s", T("const char *", "pointer", 64, pointee=T("const char", "int", 8, True),
-                                                   const=True), id="east-const-restrict"),
-        pytest.param("uint8_t *const p", T("uint8_t *", "pointer", 64, pointee=T("uint8_t", "int", 8, False)),
-                     id="const-pointer-not-const-pointee"),
+        pytest.param(
+            "const char *s",
+            T("const char *", "pointer", 64, pointee=T("const char", "int", 8, True), const=True),
+            id="const-char-pointer",
+        ),
+        pytest.param(
+            "char const * restrict s",
+            T("const char *", "pointer", 64, pointee=T("const char", "int", 8, True), const=True),
+            id="east-const-restrict",
+        ),
+        pytest.param(
+            "uint8_t *const p",
+            T("uint8_t *", "pointer", 64, pointee=T("uint8_t", "int", 8, False)),
+            id="const-pointer-not-const-pointee",
+        ),
         pytest.param("int a[]", T("int *", "pointer", 64, pointee=T("int", "int", 32, True)), id="array-is-pointer"),
-        pytest.param("const double a[16]", T("const double *", "pointer", 64, pointee=T("const double", "float", 64, True),
-                                             const=True), id="sized-array-is-pointer"),
+        pytest.param(
+            "const double a[16]",
+            T("const double *", "pointer", 64, pointee=T("const double", "float", 64, True), const=True),
+            id="sized-array-is-pointer",
+        ),
         pytest.param("void *p", T("void *", "pointer", 64, pointee=T("void", "void")), id="void-pointer"),
-        pytest.param("char **argv", T("char **", "pointer", 64, pointee=T("char *", "pointer", 64,
-                                                                           pointee=T("char", "int", 8, True))),
-                     id="pointer-to-pointer"),
+        pytest.param(
+            "char **argv",
+            T("char **", "pointer", 64, pointee=T("char *", "pointer", 64, pointee=T("char", "int", 8, True))),
+            id="pointer-to-pointer",
+        ),
         pytest.param("struct s *p", T("struct s *", "other"), id="struct-pointer-other"),
         pytest.param("int m[][4]", T("int (*)[4]", "other"), id="array-of-arrays-other"),
         pytest.param("int (*cb)(int, int)", T("int (*)(int, int)", "other"), id="function-pointer-other"),
@@ -178,16 +218,26 @@ def test_parameter_types(decl, expected):
     [
         pytest.param("int f(void){return 0;}", T("int", "int", 32, True), id="int"),
         pytest.param("void f(void){}", T("void", "void"), id="void"),
-        pytest.param("char *f(char *s){return s;}", T("char *", "pointer", 64, pointee=T("char", "int", 8, True)),
-                     id="char-pointer"),
-        pytest.param("static const int *g(void){return 0;}",
-                     T("const int *", "pointer", 64, pointee=T("const int", "int", 32, True), const=True),
-                     id="static-const-int-pointer"),
+        pytest.param(
+            "char *f(char *s){return s;}",
+            T("char *", "pointer", 64, pointee=T("char", "int", 8, True)),
+            id="char-pointer",
+        ),
+        pytest.param(
+            "static const int *g(void){return 0;}",
+            T("const int *", "pointer", 64, pointee=T("const int", "int", 32, True), const=True),
+            id="static-const-int-pointer",
+        ),
         pytest.param("unsigned long long f(void){return 0;}", T("unsigned long long", "int", 64, False), id="ull"),
-        pytest.param("__attribute__((noinline)) static inline uint32_t f(void){return 0;}",
-                     T("uint32_t", "int", 32, False), id="attribute-and-specifiers"),
+        pytest.param(
+            "__attribute__((noinline)) static inline uint32_t f(void){return 0;}",
+            T("uint32_t", "int", 32, False),
+            id="attribute-and-specifiers",
+        ),
         pytest.param("struct s f(void){struct s r; return r;}", T("struct s", "other"), id="struct"),
-        pytest.param("int (*getfp(void))(int) { return 0; }", T("int (*)(int)", "other"), id="returns-function-pointer"),
+        pytest.param(
+            "int (*getfp(void))(int) { return 0; }", T("int (*)(int)", "other"), id="returns-function-pointer"
+        ),
     ],
 )
 def test_return_types(src, ret):
@@ -200,7 +250,9 @@ def test_return_types(src, ret):
     [
         pytest.param("int f(void){return 0;}", [], False, id="void-means-none"),
         pytest.param("int f(){return 0;}", [], False, id="empty-list"),
-        pytest.param("int f(int a, const char *fmt, ...){return 0;}", ["int a", "const char * fmt"], True, id="variadic"),
+        pytest.param(
+            "int f(int a, const char *fmt, ...){return 0;}", ["int a", "const char * fmt"], True, id="variadic"
+        ),
         pytest.param("int f(int, double){return 0;}", ["int", "double"], False, id="unnamed"),
         pytest.param("int f(void *){return 0;}", ["void *"], False, id="unnamed-void-pointer-is-a-param"),
     ],
@@ -299,10 +351,12 @@ def test_loop_facts_of_fixture():
         pytest.param("", [], id="empty"),
         pytest.param("   \n\n", [], id="blank"),
         pytest.param("int f(void) {", ["f"], id="unclosed-brace"),
-        pytest.param("int f(void){ int a = 1\n return a; }\nint g(int y){ return y; }\n", ["f", "g"],
-                     id="missing-semicolon"),
-        pytest.param("int f(void){ if (x { return 0; }\nint g(int y){ for(;;) h(); return y; }\n", ["g"],
-                     id="mid-edit-condition"),
+        pytest.param(
+            "int f(void){ int a = 1\n return a; }\nint g(int y){ return y; }\n", ["f", "g"], id="missing-semicolon"
+        ),
+        pytest.param(
+            "int f(void){ if (x { return 0; }\nint g(int y){ for(;;) h(); return y; }\n", ["g"], id="mid-edit-condition"
+        ),
         pytest.param("int f(int a, {\n}\nint g(void){return 0;}", ["g"], id="half-typed-params"),
         pytest.param("}}}}{{{ int ))) ;;; #if\n", [], id="punctuation-soup"),
         pytest.param("\x00\x01\x02\xff int f(void){return 0;}", ["f"], id="control-characters"),
@@ -322,7 +376,7 @@ def test_malformed_input_never_raises(src, must_find):
 
 def _without(text: str, snippet: str) -> str:
     i = text.index(snippet)
-    return text[:i] + text[i + 1:]
+    return text[:i] + text[i + 1 :]
 
 
 @pytest.mark.parametrize(
@@ -331,9 +385,11 @@ def _without(text: str, snippet: str) -> str:
         pytest.param("int f(int a, \nint g(void){return 0;}\n", [("g", 1, 1)], id="params-being-typed"),
         pytest.param("int f(int a, {\n}\nint g(void){return 0;}\n", [("g", 2, 2)], id="params-being-typed-with-brace"),
         pytest.param("static int\nf(int x, {\n}\nint g(void) {return 1;}\n", [("g", 3, 3)], id="two-line-header"),
-        pytest.param(_without(SEVERAL, "}\n\nstatic const char"),
-                     [("sum_u8", 19, 25), ("matrix_trace", 27, 77), ("skip_spaces", 39, 45), ("main", 74, 77)],
-                     id="missing-closing-brace"),
+        pytest.param(
+            _without(SEVERAL, "}\n\nstatic const char"),
+            [("sum_u8", 19, 25), ("matrix_trace", 27, 77), ("skip_spaces", 39, 45), ("main", 74, 77)],
+            id="missing-closing-brace",
+        ),
     ],
 )
 def test_half_typed_file_keeps_the_definitions_that_follow(src, expected):
@@ -365,7 +421,7 @@ def test_every_truncation_parses(path):
         parse_functions(prefix.decode("utf-8", "replace"))  # str in: must not raise either
         fns = parse_functions(prefix)  # bytes in: offsets index them directly
         for fn in fns:
-            assert prefix[fn.start_byte:fn.end_byte].decode("utf-8", "replace") == fn.text
+            assert prefix[fn.start_byte : fn.end_byte].decode("utf-8", "replace") == fn.text
         found = {(f.name, f.start_byte, f.end_byte, f.signature) for f in fns}
         for done in (f for f in full if f.end_byte <= end):
             assert (done.name, done.start_byte, done.end_byte, done.signature) in found, (end, done.name)
@@ -377,15 +433,35 @@ def test_every_truncation_parses(path):
 @pytest.mark.parametrize(
     "src, name, make_extern, expected",
     [
-        pytest.param("__attribute__((noinline)) int f(uint64_t x) { return x; }", "f", False,
-                     "__attribute__((noinline)) int f(uint64_t x);", id="attribute"),
-        pytest.param("static inline int f(int x) // note\n/* more */\n{ return x; }", "f", False,
-                     "static inline int f(int x);", id="trailing-comments-dropped"),
+        pytest.param(
+            "__attribute__((noinline)) int f(uint64_t x) { return x; }",
+            "f",
+            False,
+            "__attribute__((noinline)) int f(uint64_t x);",
+            id="attribute",
+        ),
+        pytest.param(
+            "static inline int f(int x) // note\n/* more */\n{ return x; }",
+            "f",
+            False,
+            "static inline int f(int x);",
+            id="trailing-comments-dropped",
+        ),
         pytest.param("static inline int f(int x) { return x; }", "f", True, "int f(int x);", id="make-extern"),
-        pytest.param("static const char *\nskip(const char *s, int a[static 4])\n{ return s; }", "skip", True,
-                     "const char *\nskip(const char *s, int a[static 4]);", id="multi-line-array-static-kept"),
-        pytest.param("__attribute__((always_inline)) __inline__ int f(void) { return 1; }", "f", True,
-                     "__attribute__((always_inline)) int f(void);", id="attribute-words-untouched"),
+        pytest.param(
+            "static const char *\nskip(const char *s, int a[static 4])\n{ return s; }",
+            "skip",
+            True,
+            "const char *\nskip(const char *s, int a[static 4]);",
+            id="multi-line-array-static-kept",
+        ),
+        pytest.param(
+            "__attribute__((always_inline)) __inline__ int f(void) { return 1; }",
+            "f",
+            True,
+            "__attribute__((always_inline)) int f(void);",
+            id="attribute-words-untouched",
+        ),
     ],
 )
 def test_declaration_of(src, name, make_extern, expected):

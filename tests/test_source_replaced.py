@@ -13,7 +13,9 @@ ASM = "\t.globl\tpopcount\n\t.type\tpopcount, @function\npopcount:\n\tpopcntq\t%
 
 
 def test_a_rendered_replacement_is_recognised_and_other_functions_are_not():
-    edited = render(SRC, find_function(parse_functions(SRC), "popcount"), ASM, "verified 6.00x faster than gcc -O3 (test)")
+    edited = render(
+        SRC, find_function(parse_functions(SRC), "popcount"), ASM, "verified 6.00x faster than gcc -O3 (test)"
+    )
     assert replaced_functions(edited) == {"popcount"}
     assert replaced_functions(SRC) == set()
     # a hand-written asm block without supercoder's note is the user's own business

@@ -71,14 +71,23 @@ def test_each_clobbered_callee_saved_register_is_named(popcount, reg):
     assert f"%{reg}" in chk.detail
 
 
-@pytest.mark.parametrize("body,what", [
-    pytest.param("\tpopcntq %rdi, %rax\n\tpopq %rcx\n\taddq $8, %rsp\n\tjmp *%rcx", "%rsp", id="rsp-not-restored"),
-    pytest.param("\tpopcntq %rdi, %rax\n\tstd\n\tret", "direction flag", id="direction-flag"),
-    pytest.param("\tpopcntq %rdi, %rax\n\tsubq $8, %rsp\n\tstmxcsr (%rsp)\n\torl $0x6000, (%rsp)\n\tldmxcsr (%rsp)\n\taddq $8, %rsp\n\tret",
-                 "MXCSR", id="mxcsr-rounding-mode"),
-    pytest.param("\tpopcntq %rdi, %rax\n\tsubq $8, %rsp\n\tfnstcw (%rsp)\n\torw $0x0c00, (%rsp)\n\tfldcw (%rsp)\n\taddq $8, %rsp\n\tret",
-                 "x87 control word", id="x87-control-word"),
-])
+@pytest.mark.parametrize(
+    "body,what",
+    [
+        pytest.param("\tpopcntq %rdi, %rax\n\tpopq %rcx\n\taddq $8, %rsp\n\tjmp *%rcx", "%rsp", id="rsp-not-restored"),
+        pytest.param("\tpopcntq %rdi, %rax\n\tstd\n\tret", "direction flag", id="direction-flag"),
+        pytest.param(
+            "\tpopcntq %rdi, %rax\n\tsubq $8, %rsp\n\tstmxcsr (%rsp)\n\torl $0x6000, (%rsp)\n\tldmxcsr (%rsp)\n\taddq $8, %rsp\n\tret",
+            "MXCSR",
+            id="mxcsr-rounding-mode",
+        ),
+        pytest.param(
+            "\tpopcntq %rdi, %rax\n\tsubq $8, %rsp\n\tfnstcw (%rsp)\n\torw $0x0c00, (%rsp)\n\tfldcw (%rsp)\n\taddq $8, %rsp\n\tret",
+            "x87 control word",
+            id="x87-control-word",
+        ),
+    ],
+)
 def test_other_abi_state_must_be_preserved(popcount, body, what):
     h, tmp, _ = popcount
     chk = check_asm(h, tmp, asm_fn("popcount", body), "abi")
@@ -93,7 +102,7 @@ def test_wrong_output_reports_first_failing_input_expected_and_actual(popcount):
     # the first input with a bit above 31 set: expected the true count, got the low half's
     assert chk.detail.startswith("popcount(x=")
     x = int(chk.detail.split("x=")[1].split(")")[0])
-    assert f"expected {bin(x).count('1')}, got {bin(x & 0xffffffff).count('1')}" in chk.detail
+    assert f"expected {bin(x).count('1')}, got {bin(x & 0xFFFFFFFF).count('1')}" in chk.detail
 
 
 def test_crash_and_timeout_are_reasons_not_hangs(popcount):
@@ -117,8 +126,10 @@ def test_array_reads_past_the_end_hit_a_guard_page(tmp_path):
     h, cut = make_harness(tmp_path, FIX / "funcs" / "arrmax.c", "arrmax", bounds={"n": [0, 40]})
     assert check_asm(h, tmp_path, cut.text, "self").ok
     # reads a[n] as well: off by one, would pass without a guard page after the array
-    body = ("\tmovl $-2147483648, %eax\n\txorl %ecx, %ecx\n.Lt:\n\tcmpl %esi, %ecx\n\tjg .Ld\n"
-            "\tmovl (%rdi,%rcx,4), %edx\n\tcmpl %edx, %eax\n\tcmovl %edx, %eax\n\tincl %ecx\n\tjmp .Lt\n.Ld:\n\tret")
+    body = (
+        "\tmovl $-2147483648, %eax\n\txorl %ecx, %ecx\n.Lt:\n\tcmpl %esi, %ecx\n\tjg .Ld\n"
+        "\tmovl (%rdi,%rcx,4), %edx\n\tcmpl %edx, %eax\n\tcmovl %edx, %eax\n\tincl %ecx\n\tjmp .Lt\n.Ld:\n\tret"
+    )
     chk = check_asm(h, tmp_path, asm_fn("arrmax", body), "overread")
     assert chk.reason in ("crash", "wrong-output"), chk.detail
     assert "arrmax(a={" in chk.detail
@@ -128,9 +139,11 @@ def test_c_string_harness_finds_an_off_by_one_case_bug(tmp_path):
     h, cut = make_harness(tmp_path, FIX / "funcs" / "vowels.c", "count_vowels")
     assert check_asm(h, tmp_path, cut.text, "self").ok
     # forgets the uppercase vowels
-    body = ("\txorl %eax, %eax\n.Ll:\n\tmovzbl (%rdi), %ecx\n\ttestb %cl, %cl\n\tje .Le\n\tincq %rdi\n"
-            "\tcmpb $97, %cl\n\tje .Lv\n\tcmpb $101, %cl\n\tje .Lv\n\tcmpb $105, %cl\n\tje .Lv\n"
-            "\tcmpb $111, %cl\n\tje .Lv\n\tcmpb $117, %cl\n\tjne .Ll\n.Lv:\n\tincl %eax\n\tjmp .Ll\n.Le:\n\tret")
+    body = (
+        "\txorl %eax, %eax\n.Ll:\n\tmovzbl (%rdi), %ecx\n\ttestb %cl, %cl\n\tje .Le\n\tincq %rdi\n"
+        "\tcmpb $97, %cl\n\tje .Lv\n\tcmpb $101, %cl\n\tje .Lv\n\tcmpb $105, %cl\n\tje .Lv\n"
+        "\tcmpb $111, %cl\n\tje .Lv\n\tcmpb $117, %cl\n\tjne .Ll\n.Lv:\n\tincl %eax\n\tjmp .Ll\n.Le:\n\tret"
+    )
     chk = check_asm(h, tmp_path, asm_fn("count_vowels", body), "lower-only")
     assert chk.reason == "wrong-output"
     assert 'count_vowels(s="' in chk.detail

@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from test_verify import asm_fn, check_asm, make_harness
 
 from supercoder_lsp import build
 from supercoder_lsp.asm.cut import cut_function
@@ -14,7 +15,6 @@ from supercoder_lsp.asm.features import cpu_flags
 from supercoder_lsp.harness.plan import make_plan
 from supercoder_lsp.model import BuildConfig
 from supercoder_lsp.source import parse_functions
-from test_verify import asm_fn, check_asm, make_harness
 
 FIX = Path(__file__).parent / "fixtures" / "verify"
 ATT = FIX / "attacks"
@@ -60,14 +60,18 @@ def test_two_pointers_share_a_length_and_may_overlap(tmp_path):
 def test_a_write_before_the_start_of_a_buffer_crashes(tmp_path):
     h, cut = make_harness(tmp_path, FIX / "funcs" / "scale.c", "scale")
     # v[i] *= k, and v[-1] rewritten with its own value: harmless unless the page before v is guarded
-    body = ("\ttestq %rsi, %rsi\n\tje .Ld\n\tmovsd -8(%rdi), %xmm1\n\tmovsd %xmm1, -8(%rdi)\n\txorl %eax, %eax\n"
-            ".Ll:\n\tmovsd (%rdi,%rax,8), %xmm1\n\tmulsd %xmm0, %xmm1\n\tmovsd %xmm1, (%rdi,%rax,8)\n\tincq %rax\n"
-            "\tcmpq %rax, %rsi\n\tjne .Ll\n.Ld:\n\tret")
+    body = (
+        "\ttestq %rsi, %rsi\n\tje .Ld\n\tmovsd -8(%rdi), %xmm1\n\tmovsd %xmm1, -8(%rdi)\n\txorl %eax, %eax\n"
+        ".Ll:\n\tmovsd (%rdi,%rax,8), %xmm1\n\tmulsd %xmm0, %xmm1\n\tmovsd %xmm1, (%rdi,%rax,8)\n\tincq %rax\n"
+        "\tcmpq %rax, %rsi\n\tjne .Ll\n.Ld:\n\tret"
+    )
     chk = check_asm(h, tmp_path, asm_fn("scale", body), "underwrite")
     assert (chk.ok, chk.reason) == (False, "crash"), chk.detail
 
 
-@pytest.mark.parametrize("wrong", ["table_off_by_one.c", "table_forgets_last.c"], ids=["reads-wrong-entry", "skips-global-write"])
+@pytest.mark.parametrize(
+    "wrong", ["table_off_by_one.c", "table_forgets_last.c"], ids=["reads-wrong-entry", "skips-global-write"]
+)
 def test_globals_start_realistic_and_are_compared(tmp_path, wrong):
     """A table the program fills at start-up is random in the harness (not all zeros), and writes to globals count."""
     h, chk = verdict(tmp_path, "table.c", wrong, "lookup")
@@ -111,17 +115,42 @@ def popcount(tmp_path_factory):
     return h, tmp
 
 
-@pytest.mark.parametrize("body,reason,what", [
-    pytest.param("\tpopcntq %rdi, %rax\n\tmovq %rdi, %mm0\n\tret", "abi-violation", "x87 register stack", id="mmx-without-emms"),
-    pytest.param("\tpopcntq %rdi, %rax\n\tmovq $0, 8(%rsp)\n\tret", "abi-violation", "caller's frame", id="writes-caller-frame"),
-    pytest.param("\tpopcntq %rdi, %rax\n\tmovq %rax, 40(%rsp)\n\tret", "abi-violation", "caller's frame", id="writes-padding-slot"),
-    pytest.param("\tpopcntq %rdi, %rax\n\taddq %rsi, %rax\n\tret", "wrong-output", "", id="reads-unused-argument-register"),
-    pytest.param("\tpopcntq %rdi, %rdi\n\taddq %rdi, %rax\n\tret", "wrong-output", "", id="reads-rax-on-entry"),
-    # keeps its argument 512 bytes below the stack pointer (beyond the 128-byte red zone) while it works:
-    # a signal arriving meanwhile overwrites it, as it would in a real program
-    pytest.param("\tmovq %rdi, -512(%rsp)\n\tmovl $3000, %ecx\n.Lspin:\n\tdecl %ecx\n\tjne .Lspin\n"
-                 "\tmovq -512(%rsp), %rdi\n\tpopcntq %rdi, %rax\n\tret", "wrong-output", "", id="data-below-red-zone"),
-])
+@pytest.mark.parametrize(
+    "body,reason,what",
+    [
+        pytest.param(
+            "\tpopcntq %rdi, %rax\n\tmovq %rdi, %mm0\n\tret",
+            "abi-violation",
+            "x87 register stack",
+            id="mmx-without-emms",
+        ),
+        pytest.param(
+            "\tpopcntq %rdi, %rax\n\tmovq $0, 8(%rsp)\n\tret",
+            "abi-violation",
+            "caller's frame",
+            id="writes-caller-frame",
+        ),
+        pytest.param(
+            "\tpopcntq %rdi, %rax\n\tmovq %rax, 40(%rsp)\n\tret",
+            "abi-violation",
+            "caller's frame",
+            id="writes-padding-slot",
+        ),
+        pytest.param(
+            "\tpopcntq %rdi, %rax\n\taddq %rsi, %rax\n\tret", "wrong-output", "", id="reads-unused-argument-register"
+        ),
+        pytest.param("\tpopcntq %rdi, %rdi\n\taddq %rdi, %rax\n\tret", "wrong-output", "", id="reads-rax-on-entry"),
+        # keeps its argument 512 bytes below the stack pointer (beyond the 128-byte red zone) while it works:
+        # a signal arriving meanwhile overwrites it, as it would in a real program
+        pytest.param(
+            "\tmovq %rdi, -512(%rsp)\n\tmovl $3000, %ecx\n.Lspin:\n\tdecl %ecx\n\tjne .Lspin\n"
+            "\tmovq -512(%rsp), %rdi\n\tpopcntq %rdi, %rax\n\tret",
+            "wrong-output",
+            "",
+            id="data-below-red-zone",
+        ),
+    ],
+)
 def test_calling_convention(popcount, body, reason, what):
     h, tmp = popcount
     chk = check_asm(h, tmp, asm_fn("popcount", body), f"abi-{abs(hash(body))}")
@@ -135,7 +164,12 @@ def test_dirty_upper_ymm_state_is_an_abi_violation(popcount):
     chk = check_asm(h, tmp, asm_fn("popcount", "\tvpcmpeqd %ymm1, %ymm1, %ymm1\n\tpopcntq %rdi, %rax\n\tret"), "ymm")
     assert (chk.ok, chk.reason) == (False, "abi-violation"), chk.detail
     assert "vzeroupper" in chk.detail
-    clean = check_asm(h, tmp, asm_fn("popcount", "\tvpcmpeqd %ymm1, %ymm1, %ymm1\n\tvzeroupper\n\tpopcntq %rdi, %rax\n\tret"), "ymm-clean")
+    clean = check_asm(
+        h,
+        tmp,
+        asm_fn("popcount", "\tvpcmpeqd %ymm1, %ymm1, %ymm1\n\tvzeroupper\n\tpopcntq %rdi, %rax\n\tret"),
+        "ymm-clean",
+    )
     assert clean.ok, clean.detail
 
 
@@ -159,8 +193,15 @@ def test_globals_also_start_from_the_state_the_program_really_has(tmp_path):
     cands = tmp_path / "cands" / "scale"
     cands.mkdir(parents=True)
     (cands / "wrong.s").write_text(variant(tmp_path, state / "mode_wrong.c", "scale"))
-    opts = Options(proposers=("replay",), candidates_dir=tmp_path / "cands", tests_dir=state / "tests",
-                   functions=("scale",), n_random=5000, rounds=6, use_cache=False)
+    opts = Options(
+        proposers=("replay",),
+        candidates_dir=tmp_path / "cands",
+        tests_dir=state / "tests",
+        functions=("scale",),
+        n_random=5000,
+        rounds=6,
+        use_cache=False,
+    )
     [fn] = Pipeline(opts).run(state / "mode.c").functions
     assert "recorded program state" in fn.harness, fn.harness
     [c] = fn.candidates

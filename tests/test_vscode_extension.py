@@ -17,16 +17,39 @@ import pytest
 from supercoder_lsp.lsp import settings as server_settings
 
 EXT = Path(__file__).resolve().parents[1] / "editors" / "vscode"
-NODE_BUILTINS = {"fs", "path", "os", "child_process", "crypto", "net", "util", "events", "stream", "url", "assert",
-                 "buffer", "string_decoder", "tty", "worker_threads", "readline", "http", "https", "zlib"}
-pytestmark = pytest.mark.skipif(shutil.which("npm") is None, reason="npm is not installed (Node.js >= 20 builds the extension)")
+NODE_BUILTINS = {
+    "fs",
+    "path",
+    "os",
+    "child_process",
+    "crypto",
+    "net",
+    "util",
+    "events",
+    "stream",
+    "url",
+    "assert",
+    "buffer",
+    "string_decoder",
+    "tty",
+    "worker_threads",
+    "readline",
+    "http",
+    "https",
+    "zlib",
+}
+pytestmark = pytest.mark.skipif(
+    shutil.which("npm") is None, reason="npm is not installed (Node.js >= 20 builds the extension)"
+)
 
 
 @pytest.fixture(scope="module")
 def built() -> Path:
     vsix = EXT / "supercoder-lsp.vsix"
     vsix.unlink(missing_ok=True)
-    r = subprocess.run(["make", "-s", "vsix"], cwd=EXT.parents[1], capture_output=True, text=True, timeout=900)  # the README's
+    r = subprocess.run(
+        ["make", "-s", "vsix"], cwd=EXT.parents[1], capture_output=True, text=True, timeout=900
+    )  # the README's
     assert r.returncode == 0, r.stdout + r.stderr
     return vsix
 
@@ -67,7 +90,9 @@ def test_every_server_setting_is_in_the_schema_with_the_servers_default():
     for key, attr in server_settings._HINTS.items():
         assert declared[f"supercoder.hints.{key}"]["default"] == getattr(defaults.hints, attr), key
     # and nothing the server would call unknown, except the extension's own server.* and trace.*
-    known = {f"supercoder.{k}" for k in server_settings._FIELDS} | {f"supercoder.hints.{k}" for k in server_settings._HINTS}
+    known = {f"supercoder.{k}" for k in server_settings._FIELDS} | {
+        f"supercoder.hints.{k}" for k in server_settings._HINTS
+    }
     extra = {k for k in declared if k not in known and not k.startswith(("supercoder.server.", "supercoder.trace."))}
     assert not extra
 
@@ -83,8 +108,18 @@ def test_schema_bounds_match_what_the_server_accepts():
         if "enum" in prop.get("items", {}):
             assert set(prop["items"]["enum"]) == set(server_settings.PROPOSERS)
     probe = server_settings.Settings()
-    assert server_settings.merge(probe, {k: declared[f"supercoder.{k}"]["default"] for k in server_settings._FIELDS
-                                         if declared[f"supercoder.{k}"]["default"] is not None}, "defaults") == []
+    assert (
+        server_settings.merge(
+            probe,
+            {
+                k: declared[f"supercoder.{k}"]["default"]
+                for k in server_settings._FIELDS
+                if declared[f"supercoder.{k}"]["default"] is not None
+            },
+            "defaults",
+        )
+        == []
+    )
     assert dataclasses.asdict(probe) == dataclasses.asdict(server_settings.Settings())
 
 
@@ -102,4 +137,8 @@ def test_the_readmes_settings_are_valid_vscode_settings():
         assert any(isinstance(value, types[t]) for t in allowed), key
         for item in value if isinstance(value, list) else []:
             assert item in prop["items"].get("enum", [item]), key
-        assert prop.get("minimum", value) <= value <= prop.get("maximum", value) if isinstance(value, (int, float)) else True
+        assert (
+            prop.get("minimum", value) <= value <= prop.get("maximum", value)
+            if isinstance(value, (int, float))
+            else True
+        )

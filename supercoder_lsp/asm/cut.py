@@ -178,8 +178,12 @@ class _Index:
             end = len(stmts) - 1
             for j in range(li + 1, len(stmts)):
                 s = stmts[j]
-                if (s.kind == "label" and not s.op.startswith(".L") and not s.op.startswith(name + ".cold")
-                        and (self.is_function(s.op) or s.op in self.globals)):
+                if (
+                    s.kind == "label"
+                    and not s.op.startswith(".L")
+                    and not s.op.startswith(name + ".cold")
+                    and (self.is_function(s.op) or s.op in self.globals)
+                ):
                     end = self.preamble_start(j, s.op) - 1
                     break
         depth = sum(_cfi_delta(stmts[j]) for j in range(start, end + 1))
@@ -193,8 +197,11 @@ class _Index:
         """The function whose body holds statement i, if any."""
         if self._tops is None:
             tops: list[tuple[int, int, str]] = []
-            funcs = sorted((self.defs[n], n) for n in self.types if self.is_function(n) and n in self.defs
-                           and self.p.stmts[self.defs[n]].kind == "label")
+            funcs = sorted(
+                (self.defs[n], n)
+                for n in self.types
+                if self.is_function(n) and n in self.defs and self.p.stmts[self.defs[n]].kind == "label"
+            )
             for li, n in funcs:
                 if tops and tops[-1][0] <= li <= tops[-1][1]:
                     continue  # e.g. f.cold inside f's body
@@ -262,7 +269,8 @@ def _missing(idx: _Index, name: str) -> FunctionMissing:
     clones = [n for n in idx.defs if n.startswith(name + ".") and idx.is_function(n)]
     if clones:
         return FunctionMissing(
-            name, "clone-only",
+            name,
+            "clone-only",
             f"the assembly has only clones of `{name}` ({', '.join(clones)}), no `{name}` itself: "
             f"the compiler specialized every call site ({_CLONE_HINT}), so there is no `{name}` symbol "
             f"to replace. Mark it __attribute__((noinline, noclone)) or optimize the clone's caller.",
@@ -273,10 +281,14 @@ def _missing(idx: _Index, name: str) -> FunctionMissing:
         what = idx.types.get(name) or "label"
         return FunctionMissing(name, "absent", f"`{name}` is defined in the assembly as {what}, not as a function.")
     if mentioned:
-        return FunctionMissing(name, "absent", f"`{name}` is referenced but not defined in this assembly "
-                                               f"(it is defined in another translation unit).")
+        return FunctionMissing(
+            name,
+            "absent",
+            f"`{name}` is referenced but not defined in this assembly (it is defined in another translation unit).",
+        )
     return FunctionMissing(
-        name, "inlined",
+        name,
+        "inlined",
         f"`{name}` does not occur in the assembly. If the C file defines it, gcc -O3 inlined `{name}` into "
         f"its callers; there is no symbol to replace. Mark it __attribute__((noinline)) or optimize the caller.",
     )
@@ -297,8 +309,9 @@ def normalize_candidate(text: str, name: str) -> AsmFunction:
     """
     idx = _indexed(text)
     if name not in idx.defs or idx.p.stmts[idx.defs[name]].kind != "label":
-        raise ValueError(f"the candidate never defines `{name}:` (no label `{name}:` in {len(text)} characters"
-                         f" of assembly)")
+        raise ValueError(
+            f"the candidate never defines `{name}:` (no label `{name}:` in {len(text)} characters of assembly)"
+        )
     try:
         return _cut(idx, name, lenient=True)
     except FunctionMissing as e:
@@ -314,8 +327,12 @@ def _cut(idx: _Index, name: str, *, lenient: bool) -> AsmFunction:
     li = idx.defs[name]
     owner = idx.owner(li)
     if owner not in (None, name):
-        raise FunctionMissing(name, "absent", f"`{name}` is a part of `{owner}` (emitted inside its body, e.g. "
-                                              f"its .cold section); cut `{owner}` instead.")
+        raise FunctionMissing(
+            name,
+            "absent",
+            f"`{name}` is a part of `{owner}` (emitted inside its body, e.g. "
+            f"its .cold section); cut `{owner}` instead.",
+        )
     start, end, has_size = idx.function_range(name)
 
     kept: set[int] = set()

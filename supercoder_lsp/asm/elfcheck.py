@@ -9,6 +9,7 @@ executable sections outside `.text*`, `.init` and `.fini`.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from elftools.elf.constants import SH_FLAGS
 from elftools.elf.elffile import ELFFile
@@ -90,8 +91,11 @@ def inspect_object(path) -> ElfReport:
                     if name not in report.undefined:
                         report.undefined.append(name)
                     continue
-                where = "COMMON" if shndx == "SHN_COMMON" else ("ABS" if shndx == "SHN_ABS"
-                                                                 else names.get(shndx, str(shndx)))
+                where = (
+                    "COMMON"
+                    if shndx == "SHN_COMMON"
+                    else ("ABS" if shndx == "SHN_ABS" else names.get(shndx, str(shndx)))
+                )
                 info = SymbolInfo(name, typ, bind, where, sym["st_size"])
                 (report.locals if bind == "LOCAL" else report.globals)[name] = info
     return report
@@ -103,7 +107,7 @@ def check_object(path, function: str, *, allowed_globals: set[str] | None = None
     problems = []
     sym = r.globals.get(function)
     if sym is None:
-        where = " (it is local: add `.globl %s`)" % function if function in r.locals else ""
+        where = f" (it is local: add `.globl {function}`)" if function in r.locals else ""
         problems.append(f"does not define `{function}` as a global function{where}")
     elif sym.type != "FUNC":
         problems.append(f"defines `{function}` as a global {sym.type}, not a FUNC (add `.type {function}, @function`)")
@@ -119,8 +123,20 @@ def check_object(path, function: str, *, allowed_globals: set[str] | None = None
     return problems
 
 
-_LOADER_SECTIONS = (".init", ".fini", ".preinit_array", ".init_array", ".fini_array", ".ctors", ".dtors", ".tdata",
-                    ".tbss", ".interp", ".jcr", ".tm_clone_table")
+_LOADER_SECTIONS = (
+    ".init",
+    ".fini",
+    ".preinit_array",
+    ".init_array",
+    ".fini_array",
+    ".ctors",
+    ".dtors",
+    ".tdata",
+    ".tbss",
+    ".interp",
+    ".jcr",
+    ".tm_clone_table",
+)
 
 
 def loader_effects(path) -> dict[str, object]:
@@ -129,29 +145,39 @@ def loader_effects(path) -> dict[str, object]:
     from elftools.elf.dynamic import DynamicSection
     from elftools.elf.relocation import RelocationSection
 
-    eff: dict[str, object] = {}
+    eff: dict[str, Any] = {}
     with open(path, "rb") as fh:
         elf = ELFFile(fh)
         for sec in elf.iter_sections():
-            if sec.name.startswith(_LOADER_SECTIONS) or sec["sh_type"] in ("SHT_INIT_ARRAY", "SHT_FINI_ARRAY",
-                                                                            "SHT_PREINIT_ARRAY"):
+            if sec.name.startswith(_LOADER_SECTIONS) or sec["sh_type"] in (
+                "SHT_INIT_ARRAY",
+                "SHT_FINI_ARRAY",
+                "SHT_PREINIT_ARRAY",
+            ):
                 eff[f"section {sec.name} size"] = sec["sh_size"]
             if isinstance(sec, RelocationSection):
                 n = sum(1 for r in sec.iter_relocations() if r["r_info_type"] == 37)  # R_X86_64_IRELATIVE
                 eff["IRELATIVE relocations"] = int(eff.get("IRELATIVE relocations", 0)) + n
             if isinstance(sec, DynamicSection):
                 for tag in sec.iter_tags():
-                    if tag.entry.d_tag in ("DT_INIT", "DT_FINI", "DT_INIT_ARRAYSZ", "DT_FINI_ARRAYSZ",
-                                           "DT_PREINIT_ARRAYSZ", "DT_TEXTREL"):
-                        eff[tag.entry.d_tag] = "present" if tag.entry.d_tag in ("DT_INIT", "DT_FINI", "DT_TEXTREL") \
-                            else tag.entry.d_val
+                    if tag.entry.d_tag in (
+                        "DT_INIT",
+                        "DT_FINI",
+                        "DT_INIT_ARRAYSZ",
+                        "DT_FINI_ARRAYSZ",
+                        "DT_PREINIT_ARRAYSZ",
+                        "DT_TEXTREL",
+                    ):
+                        eff[tag.entry.d_tag] = (
+                            "present" if tag.entry.d_tag in ("DT_INIT", "DT_FINI", "DT_TEXTREL") else tag.entry.d_val
+                        )
                     elif tag.entry.d_tag == "DT_NEEDED":
-                        eff.setdefault("DT_NEEDED", []).append(tag.needed)  # type: ignore[union-attr]
+                        eff.setdefault("DT_NEEDED", []).append(tag.needed)  # type: ignore[attr-defined]  # type: ignore[union-attr]
         for seg in elf.iter_segments():
             if seg["p_type"] == "PT_TLS":
                 eff["TLS segment"] = seg["p_memsz"]
             elif seg["p_type"] == "PT_INTERP":
-                eff["interpreter"] = seg.get_interp_name()
+                eff["interpreter"] = seg.get_interp_name()  # type: ignore[attr-defined]
     return eff
 
 
@@ -160,5 +186,9 @@ def check_linked(path, reference) -> list[str]:
     candidate and the same link with the -O3 original: anything the candidate's
     object adds that the loader or the C runtime would run before the sandbox is up."""
     got, want = loader_effects(path), loader_effects(reference)
-    return [f"the linked program differs from the original's in {k}: {got.get(k)} instead of {want.get(k)} "
-            "(code that would run at load time)" for k in sorted(set(got) | set(want)) if got.get(k) != want.get(k)]
+    return [
+        f"the linked program differs from the original's in {k}: {got.get(k)} instead of {want.get(k)} "
+        "(code that would run at load time)"
+        for k in sorted(set(got) | set(want))
+        if got.get(k) != want.get(k)
+    ]

@@ -53,8 +53,7 @@ import re
 
 from .parse import parse
 
-__all__ = ["instruction_features", "required_cpu_flags", "cpu_flags", "cpu_model", "missing_cpu_flags",
-           "FAMILY_FLAGS"]
+__all__ = ["instruction_features", "required_cpu_flags", "cpu_flags", "cpu_model", "missing_cpu_flags", "FAMILY_FLAGS"]
 
 
 def _words(s: str) -> frozenset[str]:
@@ -74,14 +73,24 @@ _TABLE: dict[str, tuple[str | None, frozenset[str]]] = {
     "bswap": (None, _words("bswap")),
     "bsr": (None, _words("bsr")),
     "bsf": (None, _words("bsf")),
-    "ssse3": ("ssse3", _words("pshufb phaddw phaddd phaddsw phsubw phsubd phsubsw pmaddubsw pmulhrsw "
-                              "psignb psignw psignd palignr pabsb pabsw pabsd")),
-    "sse4.1": ("sse4_1", _words("pmulld pminsb pminsd pminuw pminud pmaxsb pmaxsd pmaxuw pmaxud pblendw "
-                                "pblendvb blendps blendpd blendvps blendvpd dpps dppd insertps extractps "
-                                "pextrb pextrd pextrq pinsrb pinsrd pinsrq pmovsxbw pmovsxbd pmovsxbq "
-                                "pmovsxwd pmovsxwq pmovsxdq pmovzxbw pmovzxbd pmovzxbq pmovzxwd pmovzxwq "
-                                "pmovzxdq ptest roundps roundpd roundss roundsd pcmpeqq packusdw mpsadbw "
-                                "phminposuw movntdqa pmuldq")),
+    "ssse3": (
+        "ssse3",
+        _words(
+            "pshufb phaddw phaddd phaddsw phsubw phsubd phsubsw pmaddubsw pmulhrsw "
+            "psignb psignw psignd palignr pabsb pabsw pabsd"
+        ),
+    ),
+    "sse4.1": (
+        "sse4_1",
+        _words(
+            "pmulld pminsb pminsd pminuw pminud pmaxsb pmaxsd pmaxuw pmaxud pblendw "
+            "pblendvb blendps blendpd blendvps blendvpd dpps dppd insertps extractps "
+            "pextrb pextrd pextrq pinsrb pinsrd pinsrq pmovsxbw pmovsxbd pmovsxbq "
+            "pmovsxwd pmovsxwq pmovsxdq pmovzxbw pmovzxbd pmovzxbq pmovzxwd pmovzxwq "
+            "pmovzxdq ptest roundps roundpd roundss roundsd pcmpeqq packusdw mpsadbw "
+            "phminposuw movntdqa pmuldq"
+        ),
+    ),
     "sse4.2": ("sse4_2", _words("crc32 pcmpgtq pcmpestri pcmpestrm pcmpistri pcmpistrm")),
     "sse4a": ("sse4a", _words("extrq insertq movntsd movntss")),
     "aes": ("aes", _words("aesenc aesenclast aesdec aesdeclast aesimc aeskeygenassist")),
@@ -91,20 +100,29 @@ _TABLE: dict[str, tuple[str | None, frozenset[str]]] = {
     "rdseed": ("rdseed", _words("rdseed")),
 }
 _PREFIX_FAMILIES = {"cmov": None, "setcc": None}
-_VECTOR_FAMILIES = {"avx": "avx", "avx2": "avx2", "fma": "fma", "f16c": "f16c", "avx512": "avx512f",
-                    "sse2 vector": None}
+_VECTOR_FAMILIES = {
+    "avx": "avx",
+    "avx2": "avx2",
+    "fma": "fma",
+    "f16c": "f16c",
+    "avx512": "avx512f",
+    "sse2 vector": None,
+}
 
-FAMILY_FLAGS: dict[str, str | None] = {f: flag for f, (flag, _) in _TABLE.items()} | _PREFIX_FAMILIES | \
-    _VECTOR_FAMILIES
+FAMILY_FLAGS: dict[str, str | None] = {f: flag for f, (flag, _) in _TABLE.items()} | _PREFIX_FAMILIES | _VECTOR_FAMILIES
 
 _BY_MNEMONIC = {m: fam for fam, (_, ms) in _TABLE.items() for m in ms}
 _CC = _words("o no b c nae nb nc ae e z ne nz be na nbe a s ns p pe np po l nge nl ge le ng nle g")
-_PREFIXES = _words("lock rep repe repz repne repnz notrack bnd data16 addr32 data32 addr16 rex rex64 rex.w "
-                   "xacquire xrelease {vex} {vex2} {vex3} {evex} {load} {store} {disp8} {disp32} cs ds es "
-                   "fs gs ss")
+_PREFIXES = _words(
+    "lock rep repe repz repne repnz notrack bnd data16 addr32 data32 addr16 rex rex64 rex.w "
+    "xacquire xrelease {vex} {vex2} {vex3} {evex} {load} {store} {disp8} {disp32} cs ds es "
+    "fs gs ss"
+)
 
-_AVX2_ONLY = re.compile(r"^v(pbroadcast|broadcasti128|perm2i128|permq|permd|permps|permpd|pgather|gather"
-                        r"|pmaskmov|psllv|psrlv|psrav|inserti128|extracti128|pblendd)")
+_AVX2_ONLY = re.compile(
+    r"^v(pbroadcast|broadcasti128|perm2i128|permq|permd|permps|permpd|pgather|gather"
+    r"|pmaskmov|psllv|psrlv|psrav|inserti128|extracti128|pblendd)"
+)
 _FMA = re.compile(r"^vf(n?madd|n?msub|maddsub|msubadd)\d{3}[ps][sd]$")
 _EVEX_ONLY = re.compile(
     r"^(k(mov|and|andn|or|xor|xnor|not|ortest|test|shiftl|shiftr|unpck|add)[bwdq]"
@@ -122,18 +140,27 @@ _RE_XMM = re.compile(r"(?<![\w])%?xmm(\d+)")
 _RE_MASK = re.compile(r"%k[0-7]\b|\{%?k[1-7]\}")
 _RE_EVEX_DECOR = re.compile(r"\{1to\d+\}|\{z\}|\{(rn|rd|ru|rz)-sae\}|\{sae\}")
 
-_BW_ZMM = re.compile(r"^vp(add|sub|cmp|min|max|avg|abs|shuf|mul|madd|sll|srl|sra|unpck|pack|broadcast|movzx"
-                     r"|movsx|blendm|alignr|sadbw|extr|insr|test|movm2|mov[bw]2m|movwb|movuswb|movswb"
-                     r"|sllvw|srlvw|sravw|permw|mov(?:zx|sx)bw)\w*?(b|w|bw|wb|ub|uw|sb|sw|usb|usw|bw)$|^vmovdqu(8|16)$"
-                     r"|^vpshufb$|^vpalignr$|^vpsadbw$|^vpmaddubsw$|^vpmaddwd$|^vpmulhrsw$|^vpack")
-_DQ = re.compile(r"^(k(mov|and|andn|or|xor|xnor|not|test|add)b|kshift[lr]b|vpmullq|vcvtt?p[sd]2u?qq"
-                 r"|vcvtu?qq2p[sd]|vfpclass|vrange|vreduce|v(insert|extract)[if](64x2|32x8)"
-                 r"|vbroadcast[if](32x2|64x2|32x8)|vpmov[dq]2m|vpmovm2[dq])")
-_SUBSETS = ((re.compile(r"^(vpconflict|vplzcnt)"), "avx512cd"), (re.compile(r"^vpopcnt[dq]"), "avx512_vpopcntdq"),
-            (re.compile(r"^(vpopcnt[bw]|vpshufbitqmb)"), "avx512_bitalg"),
-            (re.compile(r"^(vpermb|vpermi2b|vpermt2b|vpmultishiftqb)"), "avx512vbmi"))
-_SSE2_MOVES = _words("movdqa movdqu movaps movapd movups movupd movd movq movss movsd movhlps movlhps "
-                     "movlps movhps movlpd movhpd movmskps movmskpd movnti")
+_BW_ZMM = re.compile(
+    r"^vp(add|sub|cmp|min|max|avg|abs|shuf|mul|madd|sll|srl|sra|unpck|pack|broadcast|movzx"
+    r"|movsx|blendm|alignr|sadbw|extr|insr|test|movm2|mov[bw]2m|movwb|movuswb|movswb"
+    r"|sllvw|srlvw|sravw|permw|mov(?:zx|sx)bw)\w*?(b|w|bw|wb|ub|uw|sb|sw|usb|usw|bw)$|^vmovdqu(8|16)$"
+    r"|^vpshufb$|^vpalignr$|^vpsadbw$|^vpmaddubsw$|^vpmaddwd$|^vpmulhrsw$|^vpack"
+)
+_DQ = re.compile(
+    r"^(k(mov|and|andn|or|xor|xnor|not|test|add)b|kshift[lr]b|vpmullq|vcvtt?p[sd]2u?qq"
+    r"|vcvtu?qq2p[sd]|vfpclass|vrange|vreduce|v(insert|extract)[if](64x2|32x8)"
+    r"|vbroadcast[if](32x2|64x2|32x8)|vpmov[dq]2m|vpmovm2[dq])"
+)
+_SUBSETS = (
+    (re.compile(r"^(vpconflict|vplzcnt)"), "avx512cd"),
+    (re.compile(r"^vpopcnt[dq]"), "avx512_vpopcntdq"),
+    (re.compile(r"^(vpopcnt[bw]|vpshufbitqmb)"), "avx512_bitalg"),
+    (re.compile(r"^(vpermb|vpermi2b|vpermt2b|vpmultishiftqb)"), "avx512vbmi"),
+)
+_SSE2_MOVES = _words(
+    "movdqa movdqu movaps movapd movups movupd movd movq movss movsd movhlps movlhps "
+    "movlps movhps movlpd movhpd movmskps movmskpd movnti"
+)
 _ZERO_IDIOMS = _words("pxor xorps xorpd")
 
 
@@ -172,8 +199,7 @@ def _classify(op: str, args: str) -> tuple[set[str], set[str]]:
     ymm = [int(n) for n in _RE_YMM.findall(args)]
     xmm = [int(n) for n in _RE_XMM.findall(args)]
     high = any(n >= 16 for n in ymm + xmm)
-    evex = zmm or high or bool(_RE_MASK.search(args)) or bool(_RE_EVEX_DECOR.search(args)) \
-        or bool(_EVEX_ONLY.match(op))
+    evex = zmm or high or bool(_RE_MASK.search(args)) or bool(_RE_EVEX_DECOR.search(args)) or bool(_EVEX_ONLY.match(op))
     if evex and (op.startswith("v") or op.startswith("k")):
         flags = {"avx512f"}
         if not zmm and (ymm or xmm):
@@ -193,7 +219,7 @@ def _classify(op: str, args: str) -> tuple[set[str], set[str]]:
         legacy = _base(op[1:])
         if legacy in ("aes", "pclmul"):  # VEX forms; on ymm/zmm they are VAES/VPCLMULQDQ
             fams.add(legacy)
-            flags.add(_TABLE[legacy][0] if not ymm else ("vaes" if legacy == "aes" else "vpclmulqdq"))
+            flags.add(str(_TABLE[legacy][0]) if not ymm else ("vaes" if legacy == "aes" else "vpclmulqdq"))
         int_ymm = bool(ymm) and op.startswith("vp") and not op.startswith(("vpermil", "vperm2f128", "vpclmul"))
         reg_broadcast = op in ("vbroadcastss", "vbroadcastsd") and _RE_XMM.fullmatch(_source(args)) is not None
         if _AVX2_ONLY.match(op) or int_ymm or reg_broadcast:
@@ -203,8 +229,11 @@ def _classify(op: str, args: str) -> tuple[set[str], set[str]]:
         regs = [a.strip() for a in args.split(",")]
         if op in _ZERO_IDIOMS and len(regs) == 2 and regs[0] == regs[1]:
             return set(), set()
-        if op not in _SSE2_MOVES and (op.startswith("p") or re.search(r"p[sd]$", op)) \
-                and not op.startswith(("pop", "push", "prefetch", "pause")):
+        if (
+            op not in _SSE2_MOVES
+            and (op.startswith("p") or re.search(r"p[sd]$", op))
+            and not op.startswith(("pop", "push", "prefetch", "pause"))
+        ):
             return {"sse2 vector"}, set()
     return set(), set()
 

@@ -42,29 +42,109 @@ __all__ = ["screen_object", "ObjectFacts", "object_facts"]
 
 _FORBIDDEN = {m: why for why, ms in FORBIDDEN.items() for m in ms.split()}
 # The loader or the C runtime runs, reads or patches these at load or exit time.
-_LOAD_TIME_NAMES = (".init", ".fini", ".preinit_array", ".init_array", ".fini_array", ".ctors", ".dtors", ".jcr",
-                    ".tm_clone_table", ".interp", ".dynamic", ".got", ".plt", ".gnu.version", ".dynsym", ".dynstr",
-                    ".hash", ".gnu.hash", ".rela.dyn", ".rela.plt", ".gnu.warning", ".note.ABI-tag",
-                    ".gnu_debuglink", ".gnu.linkonce")
-_LOAD_TIME_TYPES = {"SHT_INIT_ARRAY", "SHT_FINI_ARRAY", "SHT_PREINIT_ARRAY", "SHT_DYNAMIC", "SHT_DYNSYM", "SHT_HASH",
-                    "SHT_GNU_HASH", "SHT_GNU_verdef", "SHT_GNU_verneed", "SHT_GNU_versym"}
-_META_TYPES = {"SHT_NULL", "SHT_SYMTAB", "SHT_STRTAB", "SHT_RELA", "SHT_REL", "SHT_GROUP", "SHT_NOTE",
-               "SHT_X86_64_UNWIND", "SHT_LLVM_ADDRSIG"}
-_OK_NAMES = (".text", ".rodata", ".data", ".bss", ".tdata", ".tbss", ".note.GNU-stack", ".note.gnu.property", ".comment", ".eh_frame",
-             ".gcc_except_table", ".lbss", ".ldata", ".lrodata", ".llvm_addrsig")
+_LOAD_TIME_NAMES = (
+    ".init",
+    ".fini",
+    ".preinit_array",
+    ".init_array",
+    ".fini_array",
+    ".ctors",
+    ".dtors",
+    ".jcr",
+    ".tm_clone_table",
+    ".interp",
+    ".dynamic",
+    ".got",
+    ".plt",
+    ".gnu.version",
+    ".dynsym",
+    ".dynstr",
+    ".hash",
+    ".gnu.hash",
+    ".rela.dyn",
+    ".rela.plt",
+    ".gnu.warning",
+    ".note.ABI-tag",
+    ".gnu_debuglink",
+    ".gnu.linkonce",
+)
+_LOAD_TIME_TYPES = {
+    "SHT_INIT_ARRAY",
+    "SHT_FINI_ARRAY",
+    "SHT_PREINIT_ARRAY",
+    "SHT_DYNAMIC",
+    "SHT_DYNSYM",
+    "SHT_HASH",
+    "SHT_GNU_HASH",
+    "SHT_GNU_verdef",
+    "SHT_GNU_verneed",
+    "SHT_GNU_versym",
+}
+_META_TYPES = {
+    "SHT_NULL",
+    "SHT_SYMTAB",
+    "SHT_STRTAB",
+    "SHT_RELA",
+    "SHT_REL",
+    "SHT_GROUP",
+    "SHT_NOTE",
+    "SHT_X86_64_UNWIND",
+    "SHT_LLVM_ADDRSIG",
+}
+_OK_NAMES = (
+    ".text",
+    ".rodata",
+    ".data",
+    ".bss",
+    ".tdata",
+    ".tbss",
+    ".note.GNU-stack",
+    ".note.gnu.property",
+    ".comment",
+    ".eh_frame",
+    ".gcc_except_table",
+    ".lbss",
+    ".ldata",
+    ".lrodata",
+    ".llvm_addrsig",
+)
 # Relocation kinds a function's code and read-only data need; others only when the original uses them too.
 _PLAIN_RELOCS = {"R_X86_64_PC32", "R_X86_64_PLT32", "R_X86_64_GOTPCREL", "R_X86_64_GOTPCRELX", "R_X86_64_REX_GOTPCRELX"}
 # the loader's own kinds: never in an object a compiler writes
-_NEVER_RELOCS = {"R_X86_64_IRELATIVE", "R_X86_64_COPY", "R_X86_64_GLOB_DAT", "R_X86_64_JUMP_SLOT",
-                 "R_X86_64_RELATIVE", "R_X86_64_RELATIVE64"}
+_NEVER_RELOCS = {
+    "R_X86_64_IRELATIVE",
+    "R_X86_64_COPY",
+    "R_X86_64_GLOB_DAT",
+    "R_X86_64_JUMP_SLOT",
+    "R_X86_64_RELATIVE",
+    "R_X86_64_RELATIVE64",
+}
 # thread-local storage: only where the original uses it too
-_TLS_RELOCS = {"R_X86_64_DTPMOD64", "R_X86_64_DTPOFF64", "R_X86_64_TPOFF64", "R_X86_64_TLSGD", "R_X86_64_TLSLD",
-               "R_X86_64_DTPOFF32", "R_X86_64_GOTTPOFF", "R_X86_64_TPOFF32", "R_X86_64_GOTPC32_TLSDESC",
-               "R_X86_64_TLSDESC_CALL", "R_X86_64_TLSDESC"}
+_TLS_RELOCS = {
+    "R_X86_64_DTPMOD64",
+    "R_X86_64_DTPOFF64",
+    "R_X86_64_TPOFF64",
+    "R_X86_64_TLSGD",
+    "R_X86_64_TLSLD",
+    "R_X86_64_DTPOFF32",
+    "R_X86_64_GOTTPOFF",
+    "R_X86_64_TPOFF32",
+    "R_X86_64_GOTPC32_TLSDESC",
+    "R_X86_64_TLSDESC_CALL",
+    "R_X86_64_TLSDESC",
+}
 # an address stored in read-only data (a jump table in a PIE): the loader patches data, never code
 _DATA_RELOCS = {"R_X86_64_64"}
-_PC_RELATIVE = {"R_X86_64_PC32", "R_X86_64_PLT32", "R_X86_64_GOTPCREL", "R_X86_64_GOTPCRELX",
-                "R_X86_64_REX_GOTPCRELX", "R_X86_64_PC64", "R_X86_64_PC16", "R_X86_64_PC8"}
+_PC_RELATIVE = {
+    "R_X86_64_PC32",
+    "R_X86_64_PLT32",
+    "R_X86_64_GOTPCREL",
+    "R_X86_64_GOTPCRELX",
+    "R_X86_64_REX_GOTPCRELX",
+    "R_X86_64_PC64",
+    "R_X86_64_PC16",
+    "R_X86_64_PC8",
+}
 
 
 @dataclass
@@ -112,8 +192,11 @@ def object_facts(path: str | Path) -> ObjectFacts:
                 facts.problems.append(why)
             if sec["sh_flags"] & SH_FLAGS.SHF_TLS:
                 facts.tls = True
-            if (sec["sh_flags"] & SH_FLAGS.SHF_WRITE and sec["sh_flags"] & SH_FLAGS.SHF_ALLOC
-                    and not sec.name.startswith(".data.rel.ro")):  # read-only once relocated (RELRO)
+            if (
+                sec["sh_flags"] & SH_FLAGS.SHF_WRITE
+                and sec["sh_flags"] & SH_FLAGS.SHF_ALLOC
+                and not sec.name.startswith(".data.rel.ro")
+            ):  # read-only once relocated (RELRO)
                 facts.writable[sec.name] = facts.writable.get(sec.name, 0) + sec["sh_size"]
         symtab = elf.get_section_by_name(".symtab")
         if isinstance(symtab, SymbolTableSection):
@@ -132,8 +215,7 @@ def object_facts(path: str | Path) -> ObjectFacts:
                 continue
             for rel in rsec.iter_relocations():
                 sym = symtab.get_symbol(rel["r_info_sym"])
-                name = sym.name or (elf.get_section(sym["st_shndx"]).name
-                                    if isinstance(sym["st_shndx"], int) else "")
+                name = sym.name or (elf.get_section(sym["st_shndx"]).name if isinstance(sym["st_shndx"], int) else "")
                 facts.reloc_types.add(_reloc_type(elf, rel))
                 facts.reloc_targets.add((name, rel["r_addend"]))
     return facts
@@ -150,9 +232,9 @@ def _decode(code: bytes, name: str, relocs: list[tuple[int, int, str]]) -> list[
     reloc_at = {r[0] for r in relocs}
     pos = 0
     while pos < len(code):
-        insn = next(md.disasm(code[pos:pos + 16], pos, 1), None)
+        insn = next(md.disasm(code[pos : pos + 16], pos, 1), None)
         if insn is None:
-            problems.append(f"{name}+{pos:#x}: bytes {code[pos:pos + 4].hex(' ')} do not decode as an instruction")
+            problems.append(f"{name}+{pos:#x}: bytes {code[pos : pos + 4].hex(' ')} do not decode as an instruction")
             pos += 1
             continue
         starts.add(pos)
@@ -170,8 +252,10 @@ def _decode(code: bytes, name: str, relocs: list[tuple[int, int, str]]) -> list[
             target = _static_target(insn)
             if target is not None:
                 if not 0 <= target <= len(code):
-                    problems.append(f"{name}+{pos:#x}: '{text}' reaches {target - len(code):+#x} bytes past the end "
-                                    f"of {name}: memory that is not the function's")
+                    problems.append(
+                        f"{name}+{pos:#x}: '{text}' reaches {target - len(code):+#x} bytes past the end "
+                        f"of {name}: memory that is not the function's"
+                    )
                 elif insn.group(capstone.CS_GRP_JUMP) or insn.group(capstone.CS_GRP_CALL):
                     targets.append((pos, target, text))
         pos += insn.size
@@ -209,8 +293,12 @@ def _absolute_operand(insn) -> bool:
     if insn.mnemonic.startswith(("lea", "nop")):
         return False
     for op in insn.operands:
-        if (op.type == x86.X86_OP_MEM and op.mem.base == 0 and op.mem.index == 0
-                and op.mem.segment not in (x86.X86_REG_FS, x86.X86_REG_GS)):
+        if (
+            op.type == x86.X86_OP_MEM
+            and op.mem.base == 0
+            and op.mem.index == 0
+            and op.mem.segment not in (x86.X86_REG_FS, x86.X86_REG_GS)
+        ):
             return True
     return False
 
@@ -229,12 +317,17 @@ def _static_target(insn) -> int | None:
     return None
 
 
-_WIDTH = {"R_X86_64_64": 8, "R_X86_64_PC64": 8, "R_X86_64_16": 2, "R_X86_64_PC16": 2, "R_X86_64_8": 1,
-          "R_X86_64_PC8": 1}
+_WIDTH = {
+    "R_X86_64_64": 8,
+    "R_X86_64_PC64": 8,
+    "R_X86_64_16": 2,
+    "R_X86_64_PC16": 2,
+    "R_X86_64_8": 1,
+    "R_X86_64_PC8": 1,
+}
 
 
-def screen_object(path: str | Path, original: str | Path, *,
-                  extern_sizes: dict[str, int] | None = None) -> list[str]:
+def screen_object(path: str | Path, original: str | Path, *, extern_sizes: dict[str, int] | None = None) -> list[str]:
     """Reasons the candidate object is unsafe (empty when it passes).
 
     `original` is the -O3 original's object, assembled from its cut the same
@@ -250,7 +343,9 @@ def screen_object(path: str | Path, original: str | Path, *,
         if size and not orig.writable.get(sec):
             problems.append(f"holds writable state ({sec}, {size} bytes) that the original function does not have")
         elif size > orig.writable.get(sec, 0):
-            problems.append(f"holds more writable state in {sec} ({size} bytes) than the original ({orig.writable[sec]})")
+            problems.append(
+                f"holds more writable state in {sec} ({size} bytes) than the original ({orig.writable[sec]})"
+            )
     sizes = dict(extern_sizes or {})
     with open(path, "rb") as fh:
         elf = ELFFile(fh)
@@ -271,11 +366,22 @@ def screen_object(path: str | Path, original: str | Path, *,
                     continue
                 in_code = bool(target["sh_flags"] & SH_FLAGS.SHF_EXECINSTR)
                 if typ in _TLS_RELOCS and typ not in orig.reloc_types:
-                    problems.append(f"{where}: relocation {typ} against {label}: thread-local storage the original does not use")
+                    problems.append(
+                        f"{where}: relocation {typ} against {label}: thread-local storage the original does not use"
+                    )
                     continue
-                if (typ not in _PLAIN_RELOCS and typ not in orig.reloc_types and typ not in _TLS_RELOCS
-                        and not (typ in _DATA_RELOCS and not in_code and not target["sh_flags"] & SH_FLAGS.SHF_WRITE
-                                 or typ in _DATA_RELOCS and target.name.startswith(".data.rel.ro"))):
+                if (
+                    typ not in _PLAIN_RELOCS
+                    and typ not in orig.reloc_types
+                    and typ not in _TLS_RELOCS
+                    and not (
+                        typ in _DATA_RELOCS
+                        and not in_code
+                        and not target["sh_flags"] & SH_FLAGS.SHF_WRITE
+                        or typ in _DATA_RELOCS
+                        and target.name.startswith(".data.rel.ro")
+                    )
+                ):
                     problems.append(f"{where}: relocation {typ} against {label}, a kind the original does not use")
                     continue
                 if (label, rel["r_addend"]) in orig.reloc_targets:
@@ -295,11 +401,13 @@ def screen_object(path: str | Path, original: str | Path, *,
                     if typ in _PC_RELATIVE and not in_code:  # a jump table entry `label - table`: off by its place
                         lo, hi = lo - target["sh_size"], hi + target["sh_size"]
                     if hi < 0 or lo > bound[1]:
-                        problems.append(f"{where}: refers to {label}{rel['r_addend']:+d}, outside {label} "
-                                        f"({bound[1]} bytes): it reaches memory that is not the function's")
+                        problems.append(
+                            f"{where}: refers to {label}{rel['r_addend']:+d}, outside {label} "
+                            f"({bound[1]} bytes): it reaches memory that is not the function's"
+                        )
                 if in_code:
                     relocs_by_sec.setdefault(rsec["sh_info"], []).append((rel["r_offset"], _WIDTH.get(typ, 4), typ))
-        for i, sec in enumerate(elf.iter_sections()):
-            if sec["sh_flags"] & SH_FLAGS.SHF_EXECINSTR and sec["sh_type"] != "SHT_NOBITS":
-                problems += _decode(sec.data(), sec.name, relocs_by_sec.get(i, []))
+        for i, code_sec in enumerate(elf.iter_sections()):
+            if code_sec["sh_flags"] & SH_FLAGS.SHF_EXECINSTR and code_sec["sh_type"] != "SHT_NOBITS":
+                problems += _decode(code_sec.data(), code_sec.name, relocs_by_sec.get(i, []))
     return problems

@@ -14,9 +14,7 @@ from dataclasses import dataclass, field
 
 ATT = ".att_syntax prefix"
 
-ALIGN_DIRECTIVES = frozenset(
-    {".align", ".p2align", ".balign", ".p2alignw", ".p2alignl", ".balignw", ".balignl"}
-)
+ALIGN_DIRECTIVES = frozenset({".align", ".p2align", ".balign", ".p2alignw", ".p2alignl", ".balignw", ".balignl"})
 DATA_DIRECTIVES = frozenset(
     """.byte .short .word .hword .value .int .long .quad .octa .2byte .4byte .8byte
     .dc .dc.a .dc.b .dc.w .dc.l .dc.d .dc.s .dc.x .string .string8 .string16 .string32
@@ -33,8 +31,15 @@ DEFINE_DIRECTIVES = frozenset({".comm", ".lcomm", ".set", ".equ", ".equiv"})
 DROP_DIRECTIVES = frozenset(
     {".file", ".ident", ".loc", ".loc_mark_labels", ".addrsig", ".addrsig_sym", ".cfi_sections"}
 )
-_DROPPED_SECTIONS = (".debug", ".note.GNU-stack", ".comment", ".llvm_addrsig", ".note.gnu.property",
-                     ".gnu.lto", ".llvm.")
+_DROPPED_SECTIONS = (
+    ".debug",
+    ".note.GNU-stack",
+    ".comment",
+    ".llvm_addrsig",
+    ".note.gnu.property",
+    ".gnu.lto",
+    ".llvm.",
+)
 
 _LABEL_RE = re.compile(r"^\s*([A-Za-z_.$][\w.$]*|\d+)\s*:(?!:)")
 _ASSIGN_RE = re.compile(r"^\s*([A-Za-z_.$][\w.$]*)\s*=(?!=)\s*(.*)$")
@@ -111,7 +116,9 @@ def _raw_statements(text: str):
 
 def split_args(args: str) -> list[str]:
     """Split operands on commas that are outside strings and parentheses."""
-    out, depth, cur, quote = [], 0, [], False
+    out: list[str] = []
+    cur: list[str] = []
+    depth, quote = 0, False
     for i, c in enumerate(args):
         if c == '"' and (i == 0 or args[i - 1] != "\\"):
             quote = not quote
@@ -221,7 +228,7 @@ def parse(text: str) -> Parsed:
                 break
             if not _dropped(current):
                 stmts.append(Stmt(len(stmts), "label", m.group(1), "", m.group(1) + ":", current, syntax))
-            raw = raw[m.end():].strip()
+            raw = raw[m.end() :].strip()
         if not raw:
             continue
         m = _ASSIGN_RE.match(raw)

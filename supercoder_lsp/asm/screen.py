@@ -35,26 +35,91 @@ FORBIDDEN = {
         "lgdt lidt lldt ltr lmsw clts invd wbinvd invlpg invpcid rdmsr wrmsr rdpmc swapgs wrfsbase wrgsbase "
         "xsetbv xrstors xsaves vmcall vmlaunch vmresume vmxon vmxoff vmread vmwrite vmptrld vmptrst vmclear "
         "vmfunc monitor mwait umonitor umwait tpause enclu encls enclv getsec sysexitq sysretq sgdt sidt sldt str smsw "
-        "fxrstor xrstor ptwrite"),
+        "fxrstor xrstor ptwrite"
+    ),
     "nondeterministic instruction": "rdtsc rdtscp rdrand rdseed rdpid cpuid xgetbv rdfsbase rdgsbase",
 }
 _FORBIDDEN = {m: why for why, ms in FORBIDDEN.items() for m in ms.split()}
-_PREFIXES = {"lock", "rep", "repe", "repz", "repne", "repnz", "notrack", "bnd", "data16", "data32", "addr32", "rex",
-             "rex.w", "{vex}", "{vex3}", "{evex}", "xacquire", "xrelease", "cs", "ds", "es", "ss"}
-_BAD_DIRECTIVES = {".incbin": "pulls in an outside file", ".include": "pulls in an outside file",
-                   ".macro": "defines a macro", ".irp": "expands a macro", ".irpc": "expands a macro",
-                   ".rept": "repeats hidden code", ".altmacro": "enables macros", ".purgem": "macros",
-                   ".exitm": "macros", ".reloc": "adds a raw relocation", ".symver": "changes symbol versions",
-                   ".cfi_escape": "emits raw unwind bytes", ".err": "", ".error": "", ".print": ""}
-_RAW_DATA = {".byte", ".short", ".word", ".hword", ".value", ".int", ".long", ".quad", ".octa", ".2byte", ".4byte",
-             ".8byte", ".fill", ".string", ".ascii", ".asciz", ".dc", ".dc.b", ".dc.w", ".dc.l", ".dc.a", ".base64",
-             ".float", ".double", ".single", ".inst", ".uleb128", ".sleb128"}
+_PREFIXES = {
+    "lock",
+    "rep",
+    "repe",
+    "repz",
+    "repne",
+    "repnz",
+    "notrack",
+    "bnd",
+    "data16",
+    "data32",
+    "addr32",
+    "rex",
+    "rex.w",
+    "{vex}",
+    "{vex3}",
+    "{evex}",
+    "xacquire",
+    "xrelease",
+    "cs",
+    "ds",
+    "es",
+    "ss",
+}
+_BAD_DIRECTIVES = {
+    ".incbin": "pulls in an outside file",
+    ".include": "pulls in an outside file",
+    ".macro": "defines a macro",
+    ".irp": "expands a macro",
+    ".irpc": "expands a macro",
+    ".rept": "repeats hidden code",
+    ".altmacro": "enables macros",
+    ".purgem": "macros",
+    ".exitm": "macros",
+    ".reloc": "adds a raw relocation",
+    ".symver": "changes symbol versions",
+    ".cfi_escape": "emits raw unwind bytes",
+    ".err": "",
+    ".error": "",
+    ".print": "",
+}
+_RAW_DATA = {
+    ".byte",
+    ".short",
+    ".word",
+    ".hword",
+    ".value",
+    ".int",
+    ".long",
+    ".quad",
+    ".octa",
+    ".2byte",
+    ".4byte",
+    ".8byte",
+    ".fill",
+    ".string",
+    ".ascii",
+    ".asciz",
+    ".dc",
+    ".dc.b",
+    ".dc.w",
+    ".dc.l",
+    ".dc.a",
+    ".base64",
+    ".float",
+    ".double",
+    ".single",
+    ".inst",
+    ".uleb128",
+    ".sleb128",
+}
 _CTOR_SECTIONS = (".init_array", ".fini_array", ".preinit_array", ".ctors", ".dtors", ".init", ".fini")
 _BRANCH = re.compile(r"^(call|jmp|j[a-z]{1,4}|loop\w*|xbegin)[a-z]?$")
 _SYMBOL = re.compile(r"(?<![\w.%@])([A-Za-z_.][\w.$]*)(@[A-Za-z]+)?")
-_REG = re.compile(r"^(r\d+[dwb]?|[re]?(ax|bx|cx|dx|si|di|sp|bp|ip)|[abcd][lh]|sil|dil|spl|bpl|[xyz]?mm\d+|k[0-7]|st|"
-                  r"cr\d+|dr\d+|[c-gs]s|byte|word|dword|qword|tbyte|oword|xmmword|ymmword|zmmword|ptr|offset|"
-                  r"rip|flat|short|near|far|bcst)$", re.I)
+_REG = re.compile(
+    r"^(r\d+[dwb]?|[re]?(ax|bx|cx|dx|si|di|sp|bp|ip)|[abcd][lh]|sil|dil|spl|bpl|[xyz]?mm\d+|k[0-7]|st|"
+    r"cr\d+|dr\d+|[c-gs]s|byte|word|dword|qword|tbyte|oword|xmmword|ymmword|zmmword|ptr|offset|"
+    r"rip|flat|short|near|far|bcst)$",
+    re.I,
+)
 
 
 @dataclass
@@ -98,7 +163,8 @@ def _code(line: str) -> str:
 
 def profile(text: str) -> Profile:
     prof = Profile()
-    section, stack, previous = ".text", [], [".text"]
+    stack: list[str] = []
+    section, previous = ".text", [".text"]
     for lineno, raw in enumerate(text.splitlines(), 1):
         for stmt in _code(raw).split(";"):
             stmt = stmt.strip()
@@ -107,7 +173,7 @@ def profile(text: str) -> Profile:
                 if not m:
                     break
                 prof.defined.add(m.group(1))
-                stmt = stmt[m.end():]
+                stmt = stmt[m.end() :]
             if not stmt:
                 continue
             where = f"line {lineno}: {raw.strip()[:80]!r}"
@@ -157,12 +223,21 @@ def profile(text: str) -> Profile:
             if re.search(r"%?\b[fg]s\s*:", operands, re.I):
                 prof.segment = True
             branch = bool(_BRANCH.match(mnem))
-            if branch and "*" in operands or branch and re.match(r"^(qword|dword)?\s*(ptr)?\s*\[|^%?r\w+$", operands.strip(), re.I):
+            if (
+                branch
+                and "*" in operands
+                or branch
+                and re.match(r"^(qword|dword)?\s*(ptr)?\s*\[|^%?r\w+$", operands.strip(), re.I)
+            ):
                 if mnem.startswith("call"):
                     prof.indirect_call = True
                 else:
                     prof.indirect_jump = True
-            if branch and re.fullmatch(r"\$?-?(0x[0-9a-f]+|\d+)", operands.strip(), re.I) and not re.fullmatch(r"\d+[fb]", operands.strip()):
+            if (
+                branch
+                and re.fullmatch(r"\$?-?(0x[0-9a-f]+|\d+)", operands.strip(), re.I)
+                and not re.fullmatch(r"\d+[fb]", operands.strip())
+            ):
                 prof.findings.append(f"{where}: branches to an absolute address")
             elif not branch and not mnem.startswith("lea"):  # lea computes an address, never touches it
                 for opnd in _split_operands(operands):
@@ -180,7 +255,9 @@ def profile(text: str) -> Profile:
 
 
 def _split_operands(operands: str) -> list[str]:
-    out, depth, cur = [], 0, []
+    out: list[str] = []
+    cur: list[str] = []
+    depth = 0
     for c in operands:
         if c in "([":
             depth += 1
@@ -221,11 +298,12 @@ def screen(candidate: str, original: str, *, extra_symbols: set[str] | frozenset
         if sym.startswith(".L"):
             continue  # an undefined local label fails to assemble on its own
         problems.append(f"{cand.where.get(sym, '')}: references '{sym}', which the original function does not use")
-    writable = {s for s in cand.sections - orig.sections
-                if not s.startswith((".text", ".rodata", ".note.GNU-stack"))}
+    writable = {s for s in cand.sections - orig.sections if not s.startswith((".text", ".rodata", ".note.GNU-stack"))}
     for s in sorted(writable):
         problems.append(f"switches to section {s}, which the original function does not use")
-    extra_text = {s for s in cand.sections - orig.sections if s.startswith(".text") and s not in (".text", ".text.unlikely")}
+    extra_text = {
+        s for s in cand.sections - orig.sections if s.startswith(".text") and s not in (".text", ".text.unlikely")
+    }
     for s in sorted(extra_text):
         problems.append(f"switches to executable section {s}, which the original function does not use")
     if cand.indirect_call and not orig.indirect_call:

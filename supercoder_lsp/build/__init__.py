@@ -1,6 +1,16 @@
 """Build stage: flags for a file, and the compiler/assembler/linker calls."""
 
-from .compile import BuildError, run_tool, assemble, compile_object, compile_to_asm, link, objcopy
+from .compile import BuildError, assemble, compile_object, compile_to_asm, link, objcopy, run_tool
 from .flags import ConfigError, resolve
 
-__all__ = ["BuildError", "run_tool", "ConfigError", "assemble", "compile_object", "compile_to_asm", "link", "objcopy", "resolve"]
+__all__ = [
+    "BuildError",
+    "run_tool",
+    "ConfigError",
+    "assemble",
+    "compile_object",
+    "compile_to_asm",
+    "link",
+    "objcopy",
+    "resolve",
+]

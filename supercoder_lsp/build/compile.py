@@ -29,14 +29,15 @@ def run_tool(argv: list[str], what: str, cwd: str | None = None, timeout: float 
     """Run a build tool; a crash, a failure or a timeout (the whole process
     group is killed: no stray cc1 left behind) raises BuildError."""
     tools.require(argv[0])
-    p = subprocess.Popen(argv, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                         start_new_session=True)
+    p = subprocess.Popen(
+        argv, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True
+    )
     try:
         out, err = p.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
         os.killpg(p.pid, signal.SIGKILL)
         p.communicate()
-        raise BuildError(what, f"timed out after {timeout:.0f}s: {' '.join(argv)}", timed_out=True)
+        raise BuildError(what, f"timed out after {timeout:.0f}s: {' '.join(argv)}", timed_out=True) from None
     if p.returncode < 0:
         raise BuildError(what, f"{argv[0]} was killed by signal {-p.returncode} (a compiler crash)\n{err}")
     if p.returncode != 0:
@@ -48,16 +49,30 @@ def asm_flags(flags: tuple[str, ...] | list[str]) -> list[str]:
     return [f for f in flags if not f.startswith("-g") and not f.startswith("-flto")] + ["-g0"]
 
 
-def compile_to_asm(src: str | os.PathLike, cfg: BuildConfig, out: str | os.PathLike,
-                   extra: tuple[str, ...] = (), compiler: str | None = None, timeout: float = 120) -> str:
+def compile_to_asm(
+    src: str | os.PathLike,
+    cfg: BuildConfig,
+    out: str | os.PathLike,
+    extra: tuple[str, ...] = (),
+    compiler: str | None = None,
+    timeout: float = 120,
+) -> str:
     """`cc FLAGS -S -g0 src -o out`; returns the assembly text."""
-    argv = [compiler or cfg.compiler, *asm_flags([*cfg.flags, *extra]), "-S", str(Path(src).resolve()), "-o", str(Path(out).resolve())]
+    argv = [
+        compiler or cfg.compiler,
+        *asm_flags([*cfg.flags, *extra]),
+        "-S",
+        str(Path(src).resolve()),
+        "-o",
+        str(Path(out).resolve()),
+    ]
     run_tool(argv, "compile", cwd=cfg.directory, timeout=timeout)
     return Path(out).read_text()
 
 
-def compile_object(src: str | os.PathLike, cfg: BuildConfig, out: str | os.PathLike,
-                   extra: tuple[str, ...] = (), timeout: float = 120) -> None:
+def compile_object(
+    src: str | os.PathLike, cfg: BuildConfig, out: str | os.PathLike, extra: tuple[str, ...] = (), timeout: float = 120
+) -> None:
     argv = [cfg.compiler, *cfg.flags, *extra, "-c", str(Path(src).resolve()), "-o", str(Path(out).resolve())]
     run_tool(argv, "compile", cwd=cfg.directory, timeout=timeout)
 
@@ -70,8 +85,13 @@ def assemble(asm_text: str, out_obj: str | os.PathLike, timeout: float = 60) -> 
     run_tool(["gcc", "-c", "-x", "assembler", str(src), "-o", str(out_obj)], "assemble", timeout=timeout)
 
 
-def link(objs: list[str | os.PathLike], out_exe: str | os.PathLike, extra: tuple[str, ...] = (),
-         compiler: str = "gcc", timeout: float = 60) -> None:
+def link(
+    objs: list[str | os.PathLike],
+    out_exe: str | os.PathLike,
+    extra: tuple[str, ...] = (),
+    compiler: str = "gcc",
+    timeout: float = 60,
+) -> None:
     argv = [compiler, *map(str, objs), "-o", str(out_exe), *extra, "-lm"]
     run_tool(argv, "link", timeout=timeout)
 

@@ -81,25 +81,27 @@ def from_compile_commands(db: Path, file: Path) -> BuildConfig | None:
     try:
         entries = json.loads(db.read_text())
     except (OSError, json.JSONDecodeError) as e:
-        raise ConfigError(f"{db}: not valid JSON ({e}); regenerate it (e.g. `bear -- make` or cmake -DCMAKE_EXPORT_COMPILE_COMMANDS=ON)") from e
+        raise ConfigError(
+            f"{db}: not valid JSON ({e}); regenerate it (e.g. `bear -- make` or cmake -DCMAKE_EXPORT_COMPILE_COMMANDS=ON)"
+        ) from e
     if not isinstance(entries, list):
         raise ConfigError(f"{db}: expected a JSON array of compile commands")
     want = file.resolve()
-    for e in entries:
-        if not isinstance(e, dict) or "file" not in e:
+    for entry in entries:
+        if not isinstance(entry, dict) or "file" not in entry:
             continue
-        directory = Path(e.get("directory", db.parent))
-        f = Path(e["file"])
+        directory = Path(entry.get("directory", db.parent))
+        f = Path(entry["file"])
         if not f.is_absolute():
             f = directory / f
         if f.resolve() != want:
             continue
-        argv = e.get("arguments") or shlex.split(e.get("command", ""))
+        argv = entry.get("arguments") or shlex.split(entry.get("command", ""))
         if not argv:
             continue
         return BuildConfig(
             compiler=argv[0],
-            flags=clean_flags(argv[1:], e["file"]),
+            flags=clean_flags(argv[1:], entry["file"]),
             source=f"compile_commands.json:{db}",
             directory=str(directory),
         )
@@ -149,8 +151,8 @@ def resolve(file: str | os.PathLike, *, compiler: str | None = None, flags: str 
 def bounds_from_config(file: str | os.PathLike) -> dict[str, dict[str, list]]:
     """Per-function input bounds from .supercoder.toml:
 
-        [bounds.arrmax]
-        n = [0, 1000]        # for an array or string parameter: its length
+    [bounds.arrmax]
+    n = [0, 1000]        # for an array or string parameter: its length
     """
     cfg = find_config(file)
     if not cfg:

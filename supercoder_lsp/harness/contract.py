@@ -7,7 +7,10 @@ import re
 from importlib import resources
 
 _TEXT = (resources.files(__package__) / "sc_contract.h").read_text()
-_DEFINES = {m.group(1): int(m.group(2), 0) for m in re.finditer(r"^#define (SC_\w+) (0x[0-9A-Fa-f]+|\d+)(?:ULL)?\b", _TEXT, re.M)}
+_DEFINES = {
+    m.group(1): int(m.group(2), 0)
+    for m in re.finditer(r"^#define (SC_\w+) (0x[0-9A-Fa-f]+|\d+)(?:ULL)?\b", _TEXT, re.M)
+}
 
 EXIT_OK = _DEFINES["SC_EXIT_OK"]
 EXIT_ABI = _DEFINES["SC_EXIT_ABI"]

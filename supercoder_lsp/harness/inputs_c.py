@@ -12,16 +12,45 @@ from __future__ import annotations
 
 import math
 
-from .plan import Plan, ParamPlan
+from .plan import ParamPlan, Plan
 
 EDGE_CAP = 50_000
 # every length up to 17, multiples of 8 up to 128 and powers of two (and three times them) up to 4096, each +-1:
 # past every vector width and unroll factor
-LENGTH_EDGES = tuple(sorted(set(range(18)) | {m * 8 + d for m in range(1, 17) for d in (-1, 0, 1)}
-                            | {k * 2 ** e + d for e in range(3, 13) for k in (1, 3) for d in (-1, 0, 1)}))
-FLOAT_EDGES = ("0.0", "-0.0", "1.0", "-1.0", "0.5", "-0.5", "2.0", "3.0", "0.1", "-7.25", "1e10", "-1e10",
-               "1e-300", "2.2250738585072014e-308", "4.9e-324", "1.7976931348623157e308", "-1.7976931348623157e308",
-               "1.17549435e-38", "3.40282347e38", "1.4e-45", "3.141592653589793", "(1.0/0.0)", "(-1.0/0.0)", "(0.0/0.0)", "(-(0.0/0.0))")
+LENGTH_EDGES = tuple(
+    sorted(
+        set(range(18))
+        | {m * 8 + d for m in range(1, 17) for d in (-1, 0, 1)}
+        | {k * 2**e + d for e in range(3, 13) for k in (1, 3) for d in (-1, 0, 1)}
+    )
+)
+FLOAT_EDGES = (
+    "0.0",
+    "-0.0",
+    "1.0",
+    "-1.0",
+    "0.5",
+    "-0.5",
+    "2.0",
+    "3.0",
+    "0.1",
+    "-7.25",
+    "1e10",
+    "-1e10",
+    "1e-300",
+    "2.2250738585072014e-308",
+    "4.9e-324",
+    "1.7976931348623157e308",
+    "-1.7976931348623157e308",
+    "1.17549435e-38",
+    "3.40282347e38",
+    "1.4e-45",
+    "3.141592653589793",
+    "(1.0/0.0)",
+    "(-1.0/0.0)",
+    "(0.0/0.0)",
+    "(-(0.0/0.0))",
+)
 
 
 def int_edges(bits: int, signed: bool, lo=None, hi=None) -> list[int]:
@@ -64,7 +93,7 @@ def _edges(p: ParamPlan) -> list[str]:
         return [_u64(v) for v in int_edges(p.bits, p.signed, p.lo, p.hi)]
     if p.role == "float":
         vals = list(FLOAT_EDGES)
-        if p.lo is not None:
+        if p.lo is not None and p.hi is not None:
             vals = [repr(float(p.lo)), repr(float(p.hi)), repr((float(p.lo) + float(p.hi)) / 2)]
         return vals
     lo = p.lo or 0
@@ -84,8 +113,11 @@ def render_inputs(plan: Plan, seed: int, n_random: int) -> str:
     """C code: SC_NP, SC_NINPUTS, sc_input, sc_setup() and sc_gen(i, in)."""
     ps = plan.params
     n = max(len(ps), 1)
-    out = [f"#define SC_NP {n}", "typedef struct { uint64_t iv[SC_NP]; double fv[SC_NP]; void *pv[SC_NP]; size_t len[SC_NP]; } sc_input;",
-           "static sc_guard sc_g[SC_NP];"]
+    out = [
+        f"#define SC_NP {n}",
+        "typedef struct { uint64_t iv[SC_NP]; double fv[SC_NP]; void *pv[SC_NP]; size_t len[SC_NP]; } sc_input;",
+        "static sc_guard sc_g[SC_NP];",
+    ]
     radices = []
     for k, p in enumerate(ps):
         if p.role == "length":
@@ -98,38 +130,46 @@ def render_inputs(plan: Plan, seed: int, n_random: int) -> str:
     product = math.prod(r for _, r in radices) if radices else 1
     full = product <= EDGE_CAP
     n_edge = product if full else EDGE_CAP // 2
-    out.append(f"#define SC_NEDGE {n_edge}ULL\n#define SC_NINPUTS ({n_edge}ULL + {n_random}ULL)\n#define SC_SEED {_u64(seed)}")
+    out.append(
+        f"#define SC_NEDGE {n_edge}ULL\n#define SC_NINPUTS ({n_edge}ULL + {n_random}ULL)\n#define SC_SEED {_u64(seed)}"
+    )
     out.append("static void sc_setup(void) {")
     for k, p in enumerate(ps):
         if p.role in ("array", "cstring"):
-            size = f"sizeof({p.elem.ctype})" if p.role == "array" else "1"
+            size = f"sizeof({p.element.ctype})" if p.role == "array" else "1"
             out.append(f"    sc_guard_init(&sc_g[{k}], ({p.max_len} + 4) * {size});")
     out.append("}")
     out.append("static void sc_gen(uint64_t i, sc_input *in) {")
     out.append("    sc_rng r = { sc_mix(SC_SEED ^ (i * 0xd1342543de82ef95ULL)) };")
-    out.append("    int edge = i < SC_NEDGE; uint64_t idx = i; (void)idx; (void)edge; int len_set[SC_NP] = {0}; (void)len_set;")
+    out.append(
+        "    int edge = i < SC_NEDGE; uint64_t idx = i; (void)idx; (void)edge; int len_set[SC_NP] = {0}; (void)len_set;"
+    )
     out.append("    size_t len_of[SC_NP] = {0}; (void)len_of;")
-    out.append("    int at_start = (int)(sc_mix(i ^ 0x5eed) & 1); (void)at_start; /* buffer against the guard before or after it */")
+    out.append(
+        "    int at_start = (int)(sc_mix(i ^ 0x5eed) & 1); (void)at_start; /* buffer against the guard before or after it */"
+    )
     out.append("    memset(in, 0, sizeof *in);")
     for k, p in enumerate(ps):
         if p.role == "length":
             continue
         ne = len(_edges(p))
         mult = 3 if p.role in ("array", "cstring") else 1
-        pick = (f"uint64_t e{k} = edge ? {'idx % ' + str(ne * mult) if full else 'sc_below(&r, ' + str(ne * mult) + ')'} : 0;"
-                f" idx /= {ne * mult};")
+        pick = (
+            f"uint64_t e{k} = edge ? {'idx % ' + str(ne * mult) if full else 'sc_below(&r, ' + str(ne * mult) + ')'} : 0;"
+            f" idx /= {ne * mult};"
+        )
         out.append(f"    {pick}")
         if p.role in ("int", "bool"):
             if p.role == "bool":
                 rnd = "sc_next(&r) & 1"
             else:
                 rnd = f"sc_rand_int(&r, {p.bits}, {int(p.signed)})"
-                if p.lo is not None:
-                    rnd = f"sc_clamp({rnd}, {int(p.signed)}, {_u64(p.lo)}, {_u64(p.hi)})"
+                if p.lo is not None and p.hi is not None:
+                    rnd = f"sc_clamp({rnd}, {int(p.signed)}, {_u64(int(p.lo))}, {_u64(int(p.hi))})"
             out.append(f"    in->iv[{k}] = edge ? sc_edge{k}[e{k}] : {rnd};")
         elif p.role == "float":
             rnd = "sc_rand_double(&r)"
-            if p.lo is not None:
+            if p.lo is not None and p.hi is not None:
                 rnd = f"({float(p.lo)!r} + ({float(p.hi)!r} - {float(p.lo)!r}) * ((double)(sc_next(&r) >> 11) / 9007199254740992.0))"
             out.append(f"    in->fv[{k}] = edge ? sc_edge{k}[e{k}] : {rnd};")
         else:
@@ -142,36 +182,48 @@ def render_inputs(plan: Plan, seed: int, n_random: int) -> str:
 def _buffer(plan: Plan, k: int, p: ParamPlan, ne: int) -> list[str]:
     """C lines that fill array or string parameter k and its length parameter."""
     lo = p.lo or 0
-    out = [f"    size_t L{k} = edge ? (size_t)sc_edge{k}[e{k} / 3] : (sc_below(&r, 4) == 0 ? (size_t)sc_edge{k}[sc_below(&r, {ne})]"
-           f" : sc_rand_len(&r, {lo}, {p.max_len}));",
-           f"    int pat{k} = edge ? (int)(e{k} % 3) : (int)(sc_below(&r, 4) == 0 ? 1 : 2);"]
+    out = [
+        f"    size_t L{k} = edge ? (size_t)sc_edge{k}[e{k} / 3] : (sc_below(&r, 4) == 0 ? (size_t)sc_edge{k}[sc_below(&r, {ne})]"
+        f" : sc_rand_len(&r, {lo}, {p.max_len}));",
+        f"    int pat{k} = edge ? (int)(e{k} % 3) : (int)(sc_below(&r, 4) == 0 ? 1 : 2);",
+    ]
     j = p.length_param
     if j is not None:
         q = plan.params[j]
-        out.append(f"    if (len_set[{j}]) L{k} = len_of[{j}]; else {{ in->iv[{j}] = L{k}; len_of[{j}] = L{k}; len_set[{j}] = 1;")
+        out.append(
+            f"    if (len_set[{j}]) L{k} = len_of[{j}]; else {{ in->iv[{j}] = L{k}; len_of[{j}] = L{k}; len_set[{j}] = 1;"
+        )
         if q.signed and (p.lo or 0) <= 0:
             # a signed length is also zero or negative: where the original reads nothing, so must the candidate
             mn = _u64(-(1 << (q.bits - 1)))
-            out.append(f"        if (!edge && sc_below(&r, 8) == 0) {{ uint64_t w = sc_below(&r, 4); L{k} = len_of[{j}] = 0;"
-                       f" in->iv[{j}] = w == 0 ? (uint64_t)-1 : w == 1 ? {mn} : w == 2 ? 0 : (uint64_t)-(int64_t)(1 + sc_below(&r, 5000)); }}")
+            out.append(
+                f"        if (!edge && sc_below(&r, 8) == 0) {{ uint64_t w = sc_below(&r, 4); L{k} = len_of[{j}] = 0;"
+                f" in->iv[{j}] = w == 0 ? (uint64_t)-1 : w == 1 ? {mn} : w == 2 ? 0 : (uint64_t)-(int64_t)(1 + sc_below(&r, 5000)); }}"
+            )
         out.append("    }")
     if p.role == "array":
-        et = p.elem.ctype
+        et = p.element.ctype
         out.append(f"    {et} *a{k} = sc_guard_place(&sc_g[{k}], L{k} * sizeof({et}), at_start);")
-        out.append(f"    {et} fill{k}; {_elem_gen(p.elem, f'fill{k}')}")
-        if p.elem.role == "int":  # one bit length per array, cheap draws per element
-            out.append(f"    int bl{k} = sc_below(&r, 4) == 0 ? (int)sc_below(&r, {p.elem.bits + 1}) : {p.elem.bits};")
-            rnd = f"a{k}[t] = ({et})sc_rand_elem(&r, bl{k}, {p.elem.bits}, {int(p.elem.signed)});"
+        out.append(f"    {et} fill{k}; {_elem_gen(p.element, f'fill{k}')}")
+        if p.element.role == "int":  # one bit length per array, cheap draws per element
+            out.append(
+                f"    int bl{k} = sc_below(&r, 4) == 0 ? (int)sc_below(&r, {p.element.bits + 1}) : {p.element.bits};"
+            )
+            rnd = f"a{k}[t] = ({et})sc_rand_elem(&r, bl{k}, {p.element.bits}, {int(p.element.signed)});"
         else:
-            rnd = _elem_gen(p.elem, f"a{k}[t]")
-        out.append(f"    for (size_t t = 0; t < L{k}; t++) {{ if (pat{k} == 1) a{k}[t] = fill{k}; "
-                   f"else if (pat{k} == 0) a{k}[t] = ({et})((t & 1) ? -(int64_t)t : (int64_t)t * 0x10001); "
-                   f"else {{ {rnd} }} }}")
+            rnd = _elem_gen(p.element, f"a{k}[t]")
+        out.append(
+            f"    for (size_t t = 0; t < L{k}; t++) {{ if (pat{k} == 1) a{k}[t] = fill{k}; "
+            f"else if (pat{k} == 0) a{k}[t] = ({et})((t & 1) ? -(int64_t)t : (int64_t)t * 0x10001); "
+            f"else {{ {rnd} }} }}"
+        )
     else:
         out.append(f"    unsigned char *a{k} = sc_guard_place(&sc_g[{k}], L{k} + 1, at_start);")
-        out.append("    static const char sc_alpha[] = \"aeiouAEIOUbcdxyz XYZ0189.,\\t\";")
-        out.append(f"    for (size_t t = 0; t < L{k}; t++) a{k}[t] = pat{k} == 0 ? (unsigned char)(32 + sc_below(&r, 95))"
-                   f" : pat{k} == 1 ? (unsigned char)(1 + sc_below(&r, 255)) : (unsigned char)sc_alpha[sc_below(&r, sizeof sc_alpha - 1)];")
+        out.append('    static const char sc_alpha[] = "aeiouAEIOUbcdxyz XYZ0189.,\\t";')
+        out.append(
+            f"    for (size_t t = 0; t < L{k}; t++) a{k}[t] = pat{k} == 0 ? (unsigned char)(32 + sc_below(&r, 95))"
+            f" : pat{k} == 1 ? (unsigned char)(1 + sc_below(&r, 255)) : (unsigned char)sc_alpha[sc_below(&r, sizeof sc_alpha - 1)];"
+        )
         out.append(f"    a{k}[L{k}] = 0;")
     out.append(f"    in->pv[{k}] = a{k}; in->len[{k}] = L{k};")
     return out
@@ -185,9 +237,14 @@ def aliasable_pairs(plan: Plan) -> list[tuple[int, int]]:
     for a, p in enumerate(ps):
         for b in range(a + 1, len(ps)):
             q = ps[b]
-            if (p.role == q.role == "array" and p.elem.ctype == q.elem.ctype and p.length_param == q.length_param
-                    and p.length_param is not None and not (p.restrict or q.restrict)
-                    and not (p.ctype.startswith("const") and q.ctype.startswith("const"))):
+            if (
+                p.role == q.role == "array"
+                and p.element.ctype == q.element.ctype
+                and p.length_param == q.length_param
+                and p.length_param is not None
+                and not (p.restrict or q.restrict)
+                and not (p.ctype.startswith("const") and q.ctype.startswith("const"))
+            ):
                 pairs.append((a, b))
     return pairs
 
@@ -196,13 +253,17 @@ def _aliasing(plan: Plan) -> list[str]:
     """Random inputs where two arrays are the same memory, or overlap by a few elements either way."""
     out = []
     for a, b in aliasable_pairs(plan):
-        et = plan.params[a].elem.ctype
-        out.append(f"    if (!edge) {{ uint64_t mode = sc_below(&r, 8); size_t L = in->len[{a}], s = 1 + sc_below(&r, 3);")
+        et = plan.params[a].element.ctype
+        out.append(
+            f"    if (!edge) {{ uint64_t mode = sc_below(&r, 8); size_t L = in->len[{a}], s = 1 + sc_below(&r, 3);"
+        )
         out.append(f"        if (mode == 0) in->pv[{b}] = in->pv[{a}];")
-        out.append(f"        else if (mode <= 2) {{ {et} *base = sc_guard_place(&sc_g[{a}], (L + s) * sizeof({et}), 0);"
-                   f" memmove(base, in->pv[{a}], L * sizeof({et}));"
-                   f" for (size_t t = L; t < L + s; t++) {{ {_elem_gen(plan.params[a].elem, 'base[t]')} }}"
-                   f" if (mode == 1) {{ in->pv[{a}] = base; in->pv[{b}] = base + s; }} else {{ in->pv[{b}] = base; in->pv[{a}] = base + s; }} }}")
+        out.append(
+            f"        else if (mode <= 2) {{ {et} *base = sc_guard_place(&sc_g[{a}], (L + s) * sizeof({et}), 0);"
+            f" memmove(base, in->pv[{a}], L * sizeof({et}));"
+            f" for (size_t t = L; t < L + s; t++) {{ {_elem_gen(plan.params[a].element, 'base[t]')} }}"
+            f" if (mode == 1) {{ in->pv[{a}] = base; in->pv[{b}] = base + s; }} else {{ in->pv[{b}] = base; in->pv[{a}] = base + s; }} }}"
+        )
         out.append("    }")
     return out
 

@@ -14,7 +14,10 @@ from dataclasses import dataclass, field
 
 from ..model import CType, Signature
 
-LENGTH_NAME = re.compile(r"^(n|len|length|size|count|num|cnt|sz|nelem|nmemb|nitems|elems|m|k)$|^(n|len|num)_|_(len|length|size|count|n|num)$", re.I)
+LENGTH_NAME = re.compile(
+    r"^(n|len|length|size|count|num|cnt|sz|nelem|nmemb|nitems|elems|m|k)$|^(n|len|num)_|_(len|length|size|count|n|num)$",
+    re.I,
+)
 DEFAULT_MAX_LEN = 4096  # arrays: well past every vector width and unroll factor
 DEFAULT_MAX_STRING = 1024
 MAX_INT_REGS = 6
@@ -35,6 +38,12 @@ class ParamPlan:
     length_param: int | None = None  # for role "array": index of its length param
     max_len: int = DEFAULT_MAX_LEN
     restrict: bool = False  # a `restrict` pointer: never given memory that overlaps another parameter's
+
+    @property
+    def element(self) -> ParamPlan:
+        """The plan of an array's or string's elements."""
+        assert self.elem is not None, f"'{self.name}' has no elements"
+        return self.elem
 
 
 @dataclass
@@ -108,13 +117,25 @@ def make_plan(sig: Signature | None, bounds: dict | None = None) -> Plan:
             if elem is not None:
                 const = "const " if t.const else ""
                 role = "cstring" if t.pointee.kind == "int" and t.pointee.bits == 8 else "array"
-                p = ParamPlan(prm.name, role, f"{const}{elem.ctype} *", 64, False, elem=elem,
-                              max_len=DEFAULT_MAX_STRING if role == "cstring" else DEFAULT_MAX_LEN,
-                              restrict="restrict" in t.text)
+                p = ParamPlan(
+                    prm.name,
+                    role,
+                    f"{const}{elem.ctype} *",
+                    64,
+                    False,
+                    elem=elem,
+                    max_len=DEFAULT_MAX_STRING if role == "cstring" else DEFAULT_MAX_LEN,
+                    restrict="restrict" in t.text,
+                )
                 pointers.append(i)
         if p is None:
-            return Plan(False, f"parameter '{prm.name}' of type '{t.text}' is not supported by the generated harness; "
-                        "give program tests with --tests DIR", [], ret)
+            return Plan(
+                False,
+                f"parameter '{prm.name}' of type '{t.text}' is not supported by the generated harness; "
+                "give program tests with --tests DIR",
+                [],
+                ret,
+            )
         plans.append(p)
     # Give every array a length parameter: by name first, else the next integer parameter,
     # else the length another array already has (dst, src, n: both sized by n).
@@ -136,14 +157,23 @@ def make_plan(sig: Signature | None, bounds: dict | None = None) -> Plan:
                 p.role, p.max_len = "array", DEFAULT_MAX_LEN
             taken.add(j)
         elif p.role != "cstring":
-            return Plan(False, f"pointer parameter '{p.name}' has no length parameter; "
-                        "give program tests with --tests DIR", [], ret)
+            return Plan(
+                False,
+                f"pointer parameter '{p.name}' has no length parameter; give program tests with --tests DIR",
+                [],
+                ret,
+            )
     # Arrays sharing a length parameter and strings get bounds; lengths are bounded through their arrays.
     by_name = {p.name: p for p in plans}
     for name, b in bounds.items():
         if name not in by_name:
-            return Plan(False, f"bounds name a parameter '{name}' that the function does not have "
-                        f"(it has: {', '.join(by_name) or 'none'})", [], ret)
+            return Plan(
+                False,
+                f"bounds name a parameter '{name}' that the function does not have "
+                f"(it has: {', '.join(by_name) or 'none'})",
+                [],
+                ret,
+            )
         p = by_name[name]
         if p.role == "length":
             for a in p.length_of:
@@ -167,7 +197,9 @@ def describe(plan: Plan) -> str:
     parts = []
     for p in plan.params:
         if p.role == "array":
-            parts.append(f"{p.name}: array of {p.elem.ctype}, length {p.lo or 0}..{p.max_len} from '{plan.params[p.length_param].name}'")
+            parts.append(
+                f"{p.name}: array of {p.element.ctype}, length {p.lo or 0}..{p.max_len} from '{plan.params[p.length_param or 0].name}'"
+            )
         elif p.role == "cstring":
             parts.append(f"{p.name}: C string, length {p.lo or 0}..{p.max_len}")
         elif p.role == "length":

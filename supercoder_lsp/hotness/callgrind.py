@@ -22,6 +22,7 @@ import shutil
 import signal
 import subprocess
 import tempfile
+from typing import Any
 
 INSTALL_HINT = "install it with `sudo apt-get install valgrind` (Debian/Ubuntu) or your package manager"
 
@@ -52,7 +53,17 @@ class ProgramFailed(ProfileError):
 _SPEC = re.compile(r"^([a-z]+)=(.*)$")
 _HEADER = re.compile(r"^([a-z]+):\s*(.*)$")
 _COMPRESSED = re.compile(r"^\((\d+)\)\s*(.*)$")
-_TABLE = {"ob": "ob", "cob": "ob", "fl": "fl", "fi": "fl", "fe": "fl", "cfi": "fl", "cfl": "fl", "fn": "fn", "cfn": "fn"}
+_TABLE = {
+    "ob": "ob",
+    "cob": "ob",
+    "fl": "fl",
+    "fi": "fl",
+    "fe": "fl",
+    "cfi": "fl",
+    "cfl": "fl",
+    "fn": "fn",
+    "cfn": "fn",
+}
 _RECURSION = re.compile(r"'\d+$")
 _CLONE = re.compile(r"^(.+?)(?:\.(?:cold|part|isra|constprop|lto_priv|localalias|clone|specialize)(?:\.\d+)?)+$")
 
@@ -193,17 +204,30 @@ def callgrind_profile(
         raise ValgrindNotFound(f"valgrind is needed to measure hotness but was not found on PATH; {INSTALL_HINT}")
     exe = _resolve_exe(exe, cwd)
     with tempfile.TemporaryDirectory(prefix="supercoder-callgrind-") as tmp:
-        argv = [valgrind, "--tool=callgrind", "--quiet", f"--callgrind-out-file={os.path.join(tmp, 'callgrind.out.%p')}", exe]
+        argv = [
+            valgrind,
+            "--tool=callgrind",
+            "--quiet",
+            f"--callgrind-out-file={os.path.join(tmp, 'callgrind.out.%p')}",
+            exe,
+        ]
         if workload is not None:
             cmd: list[str] | str = workload.replace("{exe}", shlex.join(argv))
         else:
             cmd = argv
         out_path, err_path = os.path.join(tmp, "stdout"), os.path.join(tmp, "stderr")
-        stdin = open(stdin_path, "rb") if stdin_path else subprocess.DEVNULL
+        stdin: Any = open(stdin_path, "rb") if stdin_path else subprocess.DEVNULL
         try:
             with open(out_path, "wb") as out, open(err_path, "wb") as err:
-                proc = subprocess.Popen(cmd, shell=isinstance(cmd, str), stdin=stdin, stdout=out, stderr=err,
-                                        cwd=cwd, start_new_session=True)
+                proc = subprocess.Popen(
+                    cmd,
+                    shell=isinstance(cmd, str),
+                    stdin=stdin,
+                    stdout=out,
+                    stderr=err,
+                    cwd=cwd,
+                    start_new_session=True,
+                )
                 try:
                     rc = proc.wait(timeout=timeout)
                 except subprocess.TimeoutExpired:

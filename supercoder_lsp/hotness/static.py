@@ -14,7 +14,7 @@ from ..model import CFunction
 def static_score(fn: CFunction) -> float:
     """The static hotness of one function (see the module docstring)."""
     if fn.has_loops:
-        return float(10 ** fn.loop_depth + fn.calls_in_loops)
+        return float(10**fn.loop_depth + fn.calls_in_loops)
     return min(len(fn.text.encode("utf-8", "surrogatepass")) / 10000.0, 0.99)
 
 

@@ -19,9 +19,9 @@ import signal
 import sys
 import tempfile
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
 
 from .settings import Settings
 
@@ -62,10 +62,8 @@ class DocumentJobs:
     pending: asyncio.TimerHandle | None = None
 
 
-
-
 class Jobs:
-    def __init__(self, on_result: Callable[[str], None], progress: "ProgressSink"):
+    def __init__(self, on_result: Callable[[str], None], progress: ProgressSink):
         self.docs: dict[str, DocumentJobs] = {}
         self.on_result = on_result
         self.progress = progress
@@ -81,8 +79,15 @@ class Jobs:
         doc = self.docs.get(uri)
         return doc.functions if doc else {}
 
-    def schedule(self, uri: str, path: Path, functions: list[tuple[str, str]], *, force: bool = False,
-                 debounce: float = DEBOUNCE_SECONDS) -> None:
+    def schedule(
+        self,
+        uri: str,
+        path: Path,
+        functions: list[tuple[str, str]],
+        *,
+        force: bool = False,
+        debounce: float = DEBOUNCE_SECONDS,
+    ) -> None:
         """Queue jobs for (name, hash) pairs after a debounce; newer calls replace older pending ones."""
         doc = self.docs.setdefault(uri, DocumentJobs(path, uri))
         doc.path = path
@@ -145,8 +150,23 @@ class Jobs:
 
     def command(self, path: Path, name: str) -> list[str]:
         s = self.settings
-        argv = [sys.executable, "-m", "supercoder_lsp.cli", "optimize", "--json", "--progress-jsonl", str(path),
-                "-f", name, "-n", str(s.samples), "--inputs", str(s.inputs), "--proposer", ",".join(s.proposers)]
+        argv = [
+            sys.executable,
+            "-m",
+            "supercoder_lsp.cli",
+            "optimize",
+            "--json",
+            "--progress-jsonl",
+            str(path),
+            "-f",
+            name,
+            "-n",
+            str(s.samples),
+            "--inputs",
+            str(s.inputs),
+            "--proposer",
+            ",".join(s.proposers),
+        ]
         if s.flags:
             argv.append(f"--cflags={s.flags}")
         if s.cache_dir:
@@ -177,15 +197,16 @@ class Jobs:
                 self.on_result(uri)  # show the hint now; the replacement check follows
                 await self.progress.report(job.token, "re-verifying the replacement in the edited file", None)
                 async with self._slots:
-                    job.replacement = await asyncio.wait_for(self._check_replacement(doc, job),
-                                                             timeout=self.settings.time_budget)
+                    job.replacement = await asyncio.wait_for(
+                        self._check_replacement(doc, job), timeout=self.settings.time_budget
+                    )
             self.on_result(uri)
             await self.progress.end(job.token, "done" if job.result else "failed")  # the last status: not running
         except asyncio.CancelledError:
             self._kill(job)
             await self.progress.end(job.token, "cancelled")
             raise
-        except asyncio.TimeoutError:
+        except TimeoutError:
             self._kill(job)
             job.error = f"over the time budget of {self.settings.time_budget:.0f}s"
             await self.progress.end(job.token, job.error)
@@ -197,8 +218,15 @@ class Jobs:
 
     async def _work(self, doc: DocumentJobs, job: FunctionJob) -> tuple[int, bytes, list[str]]:
         job.proc = await asyncio.create_subprocess_exec(
-            *self.command(doc.path, job.name), stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
-            start_new_session=True, cwd=str(doc.path.parent), preexec_fn=_background, limit=LINE_LIMIT)
+            *self.command(doc.path, job.name),
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+            start_new_session=True,
+            cwd=str(doc.path.parent),
+            preexec_fn=_background,
+            limit=LINE_LIMIT,
+        )
+        assert job.proc.stdout is not None and job.proc.stderr is not None and job.token is not None
         stdout_task = asyncio.create_task(job.proc.stdout.read())
         errors: list[str] = []
         async for line in job.proc.stderr:
@@ -222,17 +250,36 @@ class Jobs:
         job.source_hash = text_hash(text)
         asm_file = Path(tempfile.mkstemp(prefix="sc-best-", suffix=".s")[1])
         try:
+            assert job.result is not None
             asm_file.write_text(job.result["best"]["assembly"])
             best = job.result["best"]
             sp = best.get("speedup") or best.get("program_speedup") or 0
-            argv = [sys.executable, "-m", "supercoder_lsp.cli", "replace", str(doc.path), "-f", job.name,
-                    "--assembly", str(asm_file), "--json", "--inputs", str(self.settings.inputs),
-                    "--note", f"verified {sp:.2f}x faster than gcc -O3 ({best['label']})"]
+            argv = [
+                sys.executable,
+                "-m",
+                "supercoder_lsp.cli",
+                "replace",
+                str(doc.path),
+                "-f",
+                job.name,
+                "--assembly",
+                str(asm_file),
+                "--json",
+                "--inputs",
+                str(self.settings.inputs),
+                "--note",
+                f"verified {sp:.2f}x faster than gcc -O3 ({best['label']})",
+            ]
             if self.settings.flags:
                 argv.append(f"--cflags={self.settings.flags}")
-            job.proc = await asyncio.create_subprocess_exec(*argv, stdout=asyncio.subprocess.PIPE,
-                                                            stderr=asyncio.subprocess.PIPE, start_new_session=True,
-                                                            cwd=str(doc.path.parent), preexec_fn=_background)
+            job.proc = await asyncio.create_subprocess_exec(
+                *argv,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.PIPE,
+                start_new_session=True,
+                cwd=str(doc.path.parent),
+                preexec_fn=_background,
+            )
             out, err = await job.proc.communicate()
             if job.proc.returncode not in (0, 5):
                 return {"ok": False, "faster": False, "detail": err.decode(errors="replace").strip()[-500:]}

@@ -34,9 +34,12 @@ def headline(result: dict) -> str | None:
     sp = best["speedup"] if best.get("speedup") is not None else best["program_speedup"]
     ci = best["speedup_ci"] if best.get("speedup") is not None else best["program_speedup_ci"]
     uses = f", uses {', '.join(best['features'])}" if best.get("features") else ""
-    cand = next((c for c in result["candidates"] if c["label"] == best["label"]), {})
-    how = (f" - verified on {cand['inputs_checked']:,} inputs" if cand.get("inputs_checked")
-           else f" - only {cand.get('tests_passed', 0)} program tests pass (no function harness)")
+    cand: dict = next((c for c in result["candidates"] if c["label"] == best["label"]), {})
+    how = (
+        f" - verified on {cand['inputs_checked']:,} inputs"
+        if cand.get("inputs_checked")
+        else f" - only {cand.get('tests_passed', 0)} program tests pass (no function harness)"
+    )
     return f"{sp:.2f}x faster (95% CI {ci[0]:.2f}-{ci[1]:.2f}){uses}{how}"
 
 
@@ -82,13 +85,27 @@ def diagnostics(text: str, results: dict[str, dict], s: Settings) -> list[types.
             continue
         line = headline(result)
         if line and speedup(result) >= s.min_speedup:
-            out.append(types.Diagnostic(range=_lsp_range(fn.name_range), message=line, source=SOURCE,
-                                        severity=types.DiagnosticSeverity.Hint, code="speedup",
-                                        data={"function": name, "label": result["best"]["label"]}))
+            out.append(
+                types.Diagnostic(
+                    range=_lsp_range(fn.name_range),
+                    message=line,
+                    source=SOURCE,
+                    severity=types.DiagnosticSeverity.Hint,
+                    code="speedup",
+                    data={"function": name, "label": result["best"]["label"]},
+                )
+            )
         elif s.hints.explain_no_win and result.get("status") == "done" and not _best(result):
-            out.append(types.Diagnostic(range=_lsp_range(fn.name_range), message=no_win_summary(result), source=SOURCE,
-                                        severity=types.DiagnosticSeverity.Information, code="no-win",
-                                        data={"function": name}))
+            out.append(
+                types.Diagnostic(
+                    range=_lsp_range(fn.name_range),
+                    message=no_win_summary(result),
+                    source=SOURCE,
+                    severity=types.DiagnosticSeverity.Information,
+                    code="no-win",
+                    data={"function": name},
+                )
+            )
     return out
 
 
@@ -104,16 +121,23 @@ def inlay_hints(text: str, results: dict[str, dict], s: Settings, rng: types.Ran
         if fn is None or speedup(result) < s.min_speedup:
             continue
         end = fn.body_start_byte  # the body's opening brace; the hint goes right after the signature,
-        while end > 0 and data[end - 1:end].isspace():  # on its line even when the brace has its own line
+        while end > 0 and data[end - 1 : end].isspace():  # on its line even when the brace has its own line
             end -= 1
         pos = idx.position(end)
         if not rng.start.line <= pos.line <= rng.end.line:
             continue
         best = result["best"]
         uses = f", uses {', '.join(best['features'])}" if best.get("features") else ""
-        out.append(types.InlayHint(position=types.Position(pos.line, pos.character),
-                                   label=f"{speedup(result):.2f}x faster{uses}", kind=types.InlayHintKind.Type,
-                                   padding_left=True, padding_right=True, tooltip=headline(result)))
+        out.append(
+            types.InlayHint(
+                position=types.Position(pos.line, pos.character),
+                label=f"{speedup(result):.2f}x faster{uses}",
+                kind=types.InlayHintKind.Type,
+                padding_left=True,
+                padding_right=True,
+                tooltip=headline(result),
+            )
+        )
     return out
 
 
@@ -127,12 +151,19 @@ def hover(text: str, results: dict[str, dict], pos: types.Position) -> types.Hov
                 return None
             rows = ["| candidate | verdict | speedup (95% CI) |", "|---|---|---|"]
             for c in result.get("candidates", []):
-                sp = f"{c['speedup']:.2f}x ({c['speedup_ci'][0]:.2f}-{c['speedup_ci'][1]:.2f})" if c.get("speedup") else "-"
+                sp = (
+                    f"{c['speedup']:.2f}x ({c['speedup_ci'][0]:.2f}-{c['speedup_ci'][1]:.2f})"
+                    if c.get("speedup")
+                    else "-"
+                )
                 rows.append(f"| {c['label']} | {'accepted' if c['status'] == 'accepted' else c['reason']} | {sp} |")
             head = headline(result) or no_win_summary(result)
-            return types.Hover(contents=types.MarkupContent(kind=types.MarkupKind.Markdown,
-                                                            value=f"**supercoder**: {head}\n\n" + "\n".join(rows)),
-                               range=_lsp_range(r))
+            return types.Hover(
+                contents=types.MarkupContent(
+                    kind=types.MarkupKind.Markdown, value=f"**supercoder**: {head}\n\n" + "\n".join(rows)
+                ),
+                range=_lsp_range(r),
+            )
     return None
 
 
@@ -146,40 +177,76 @@ def code_lenses(uri: str, text: str, results: dict[str, dict], s: Settings) -> l
         if fn is None or speedup(result) < s.min_speedup:
             continue
         r = _lsp_range(fn.name_range)
-        out.append(types.CodeLens(range=r, command=types.Command(title=f"{speedup(result):.2f}x faster", command="supercoder.showAssembly", arguments=[uri, name])))
-        out.append(types.CodeLens(range=r, command=types.Command(title="Show assembly", command="supercoder.showAssembly", arguments=[uri, name])))
-        out.append(types.CodeLens(range=r, command=types.Command(title="Re-run", command="supercoder.optimizeFunction", arguments=[uri, name])))
+        out.append(
+            types.CodeLens(
+                range=r,
+                command=types.Command(
+                    title=f"{speedup(result):.2f}x faster", command="supercoder.showAssembly", arguments=[uri, name]
+                ),
+            )
+        )
+        out.append(
+            types.CodeLens(
+                range=r,
+                command=types.Command(title="Show assembly", command="supercoder.showAssembly", arguments=[uri, name]),
+            )
+        )
+        out.append(
+            types.CodeLens(
+                range=r,
+                command=types.Command(title="Re-run", command="supercoder.optimizeFunction", arguments=[uri, name]),
+            )
+        )
     return out
 
 
-def replace_action(uri: str, version: int | None, text: str, name: str, result: dict, replacement: dict | None,
-                   source_hash: str | None) -> types.CodeAction | None:
+def replace_action(
+    uri: str, version: int | None, text: str, name: str, result: dict, replacement: dict | None, source_hash: str | None
+) -> types.CodeAction | None:
     """'Replace with verified assembly (1.62x)': offered only when the rebuilt, edited file verified and was
     faster, and only for the text it was computed from."""
     if replacement is None:
         return None
     title = f"Replace {name} with verified assembly ({speedup(result):.2f}x)"
     if not (replacement.get("ok") and replacement.get("faster")):
-        return types.CodeAction(title=title, kind=types.CodeActionKind.RefactorRewrite,
-                                disabled=types.CodeActionDisabled(reason=f"not a verified win in the rebuilt file: "
-                                                                         f"{replacement.get('detail', '')}"))
+        return types.CodeAction(
+            title=title,
+            kind=types.CodeActionKind.RefactorRewrite,
+            disabled=types.CodeActionDisabled(
+                reason=f"not a verified win in the rebuilt file: {replacement.get('detail', '')}"
+            ),
+        )
     from .jobs import text_hash
 
     if source_hash is not None and text_hash(text) != source_hash:
-        return types.CodeAction(title=title, kind=types.CodeActionKind.RefactorRewrite,
-                                disabled=types.CodeActionDisabled(reason="the file changed since it was verified; save to re-run"))
+        return types.CodeAction(
+            title=title,
+            kind=types.CodeActionKind.RefactorRewrite,
+            disabled=types.CodeActionDisabled(reason="the file changed since it was verified; save to re-run"),
+        )
     lines = text.split("\n")
     end = types.Position(len(lines) - 1, len(lines[-1].encode("utf-16-le")) // 2)
-    edit = types.WorkspaceEdit(document_changes=[types.TextDocumentEdit(
-        text_document=types.OptionalVersionedTextDocumentIdentifier(uri=uri, version=version),
-        edits=[types.TextEdit(range=types.Range(types.Position(0, 0), end), new_text=replacement["edited"])])])
+    edit = types.WorkspaceEdit(
+        document_changes=[
+            types.TextDocumentEdit(
+                text_document=types.OptionalVersionedTextDocumentIdentifier(uri=uri, version=version),
+                edits=[types.TextEdit(range=types.Range(types.Position(0, 0), end), new_text=replacement["edited"])],
+            )
+        ]
+    )
     title = f"Replace {name} with verified assembly ({replacement['speedup']:.2f}x in the rebuilt file)"
     return types.CodeAction(title=title, kind=types.CodeActionKind.RefactorRewrite, edit=edit)
 
 
-def code_actions(uri: str, version: int | None, text: str, results: dict[str, dict], s: Settings,
-                 rng: types.Range, replacements: dict[str, tuple[dict | None, str | None]] | None = None
-                 ) -> list[types.CodeAction]:
+def code_actions(
+    uri: str,
+    version: int | None,
+    text: str,
+    results: dict[str, dict],
+    s: Settings,
+    rng: types.Range,
+    replacements: dict[str, tuple[dict | None, str | None]] | None = None,
+) -> list[types.CodeAction]:
     fns = functions_by_name(text)
     out = []
     replacements = replacements or {}
@@ -193,19 +260,43 @@ def code_actions(uri: str, version: int | None, text: str, results: dict[str, di
             change = best.get("source_change")
             if change and change["kind"] == "attribute":
                 at = types.Position(r.start.line, r.start.character)
-                edit = types.WorkspaceEdit(document_changes=[types.TextDocumentEdit(
-                    text_document=types.OptionalVersionedTextDocumentIdentifier(uri=uri, version=version),
-                    edits=[types.TextEdit(range=types.Range(at, at), new_text=change["text"] + "\n")])])
-                out.append(types.CodeAction(title=f"Use {change['text']} ({speedup(result):.2f}x)",
-                                            kind=types.CodeActionKind.RefactorRewrite, edit=edit, is_preferred=True))
-            rep = replace_action(uri, version, text, fn.name, result, *replacements.get(fn.name, (None, None)))
+                edit = types.WorkspaceEdit(
+                    document_changes=[
+                        types.TextDocumentEdit(
+                            text_document=types.OptionalVersionedTextDocumentIdentifier(uri=uri, version=version),
+                            edits=[types.TextEdit(range=types.Range(at, at), new_text=change["text"] + "\n")],
+                        )
+                    ]
+                )
+                out.append(
+                    types.CodeAction(
+                        title=f"Use {change['text']} ({speedup(result):.2f}x)",
+                        kind=types.CodeActionKind.RefactorRewrite,
+                        edit=edit,
+                        is_preferred=True,
+                    )
+                )
+            rep = replace_action(uri, version, text, fn.name, result, *replacements.get(fn.name, (None, None)))  # type: ignore[arg-type]
             if rep is not None:
                 out.append(rep)
-            out.append(types.CodeAction(title=f"Show side-by-side assembly ({speedup(result):.2f}x)",
-                                        kind=types.CodeActionKind.Empty,
-                                        command=types.Command(title="Show side-by-side assembly", command="supercoder.showAssembly", arguments=[uri, fn.name])))
-        out.append(types.CodeAction(title=f"Optimize {fn.name} now", kind=types.CodeActionKind.Empty,
-                                    command=types.Command(title=f"Optimize {fn.name} now", command="supercoder.optimizeFunction", arguments=[uri, fn.name])))
+            out.append(
+                types.CodeAction(
+                    title=f"Show side-by-side assembly ({speedup(result):.2f}x)",
+                    kind=types.CodeActionKind.Empty,
+                    command=types.Command(
+                        title="Show side-by-side assembly", command="supercoder.showAssembly", arguments=[uri, fn.name]
+                    ),
+                )
+            )
+        out.append(
+            types.CodeAction(
+                title=f"Optimize {fn.name} now",
+                kind=types.CodeActionKind.Empty,
+                command=types.Command(
+                    title=f"Optimize {fn.name} now", command="supercoder.optimizeFunction", arguments=[uri, fn.name]
+                ),
+            )
+        )
     return out
 
 
@@ -216,13 +307,18 @@ def side_by_side(path: Path, result: dict, environment: dict | None = None) -> P
     right = (best["assembly"] if best else "").splitlines()
     width = max([len(x.expandtabs(8)) for x in left] + [24]) + 2
     env = environment or {}
-    head = [f"# supercoder: {result['name']} in {path.name}",
-            f"# {headline(result) or no_win_summary(result)}",
-            f"# candidate: {best['label']} from {best['origin']}" if best else "# no verified faster candidate",
-            f"# CPU: {env.get('cpu_model', '?')}; compiler: {env.get('compiler_version', env.get('compiler', '?'))}",
-            f"# {'-O3 (baseline)'.ljust(width - 2)}| candidate", "#"]
-    body = [f"# {a.expandtabs(8).ljust(width - 2)}| {b.expandtabs(8)}"
-            for a, b in itertools.zip_longest(left, right, fillvalue="")]
+    head = [
+        f"# supercoder: {result['name']} in {path.name}",
+        f"# {headline(result) or no_win_summary(result)}",
+        f"# candidate: {best['label']} from {best['origin']}" if best else "# no verified faster candidate",
+        f"# CPU: {env.get('cpu_model', '?')}; compiler: {env.get('compiler_version', env.get('compiler', '?'))}",
+        f"# {'-O3 (baseline)'.ljust(width - 2)}| candidate",
+        "#",
+    ]
+    body = [
+        f"# {a.expandtabs(8).ljust(width - 2)}| {b.expandtabs(8)}"
+        for a, b in itertools.zip_longest(left, right, fillvalue="")
+    ]
     out = path.with_name(path.name + ".supercoder.s")
     out.write_text("\n".join(head + body) + "\n")
     return out

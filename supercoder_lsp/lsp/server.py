@@ -33,8 +33,16 @@ log = logging.getLogger("supercoder_lsp")
 STATUS = "supercoder/status"  # server -> client notification: {running, message, last}
 
 
+def fs_path(uri: str) -> Path:
+    """The file a file:// URI names."""
+    path = to_fs_path(uri)
+    if path is None:
+        raise ValueError(f"not a file URI: {uri}")
+    return Path(path)
+
+
 class ClientProgress(ProgressSink):
-    def __init__(self, server: "SupercoderServer"):
+    def __init__(self, server: SupercoderServer):
         self.server = server
 
     def _supported(self) -> bool:
@@ -53,8 +61,9 @@ class ClientProgress(ProgressSink):
 
     async def report(self, token, message, percentage):
         if self._supported() and token in self.server.work_done_progress.tokens:
-            self.server.work_done_progress.report(token, types.WorkDoneProgressReport(message=message,
-                                                                                      percentage=percentage))
+            self.server.work_done_progress.report(
+                token, types.WorkDoneProgressReport(message=message, percentage=percentage)
+            )
 
     async def end(self, token, message):
         self.server.publish_status(message, finishing=asyncio.current_task())
@@ -110,8 +119,11 @@ class SupercoderServer(LanguageServer):
             return
         from ..watch import Watcher
 
-        self.watcher = Watcher(self.root, self.source_changed_on_disk,
-                               lambda p: asyncio.get_running_loop().create_task(self.config_changed(p)))
+        self.watcher = Watcher(
+            self.root,
+            self.source_changed_on_disk,
+            lambda p: asyncio.get_running_loop().create_task(self.config_changed(p)),
+        )
         self.watcher.start()
 
     # -- results to the editor --------------------------------------------------------
@@ -121,12 +133,16 @@ class SupercoderServer(LanguageServer):
     def results_changed(self, uri: str) -> None:
         doc = self.workspace.text_documents.get(uri)
         try:
-            text = doc.source if doc else Path(to_fs_path(uri)).read_text(errors="replace")
+            text = doc.source if doc else fs_path(uri).read_text(errors="replace")
         except OSError:
             text = ""
-        self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(
-            uri=uri, diagnostics=present.diagnostics(text, self.results_for(uri), self.settings),
-            version=doc.version if doc else None))
+        self.text_document_publish_diagnostics(
+            types.PublishDiagnosticsParams(
+                uri=uri,
+                diagnostics=present.diagnostics(text, self.results_for(uri), self.settings),
+                version=doc.version if doc else None,
+            )
+        )
         for name, result in self.results_for(uri).items():
             line = present.headline(result)
             if line:
@@ -167,14 +183,17 @@ class SupercoderServer(LanguageServer):
         if caps and caps.workspace and caps.workspace.configuration:
             try:
                 got = await self.workspace_configuration_async(
-                    types.ConfigurationParams(items=[types.ConfigurationItem(section="supercoder")]))
+                    types.ConfigurationParams(items=[types.ConfigurationItem(section="supercoder")])
+                )
                 ws = got[0] if got else None
             except Exception as e:  # a client that fails the request: defaults
                 log.warning("workspace/configuration failed: %s", e)
         self.settings, problems = resolve(self.init_options, ws, self.root)
         self.jobs.configure(self.settings)
         for p in problems:
-            self.window_show_message(types.ShowMessageParams(type=types.MessageType.Warning, message=f"supercoder: {p}"))
+            self.window_show_message(
+                types.ShowMessageParams(type=types.MessageType.Warning, message=f"supercoder: {p}")
+            )
 
 
 server = SupercoderServer()
@@ -183,9 +202,9 @@ server = SupercoderServer()
 @server.feature(types.INITIALIZE)
 def initialize(ls: SupercoderServer, params: types.InitializeParams):
     ls.init_options = params.initialization_options if isinstance(params.initialization_options, dict) else None
-    folder = (params.workspace_folders or [None])[0]
+    folder = params.workspace_folders[0] if params.workspace_folders else None
     root = folder.uri if folder else params.root_uri
-    ls.root = Path(to_fs_path(root)) if root else None
+    ls.root = fs_path(root) if root else None
 
 
 @server.feature(types.INITIALIZED)
@@ -237,8 +256,9 @@ def progress_cancel(ls: SupercoderServer, params: types.WorkDoneProgressCancelPa
 @server.feature(types.TEXT_DOCUMENT_INLAY_HINT)
 def inlay_hint(ls: SupercoderServer, params: types.InlayHintParams):
     uri = params.text_document.uri
-    return present.inlay_hints(ls.workspace.get_text_document(uri).source, ls.results_for(uri), ls.settings,
-                               params.range)
+    return present.inlay_hints(
+        ls.workspace.get_text_document(uri).source, ls.results_for(uri), ls.settings, params.range
+    )
 
 
 @server.feature(types.TEXT_DOCUMENT_CODE_LENS)
@@ -247,8 +267,9 @@ def code_lens(ls: SupercoderServer, params: types.CodeLensParams):
     return present.code_lenses(uri, ls.workspace.get_text_document(uri).source, ls.results_for(uri), ls.settings)
 
 
-@server.feature(types.TEXT_DOCUMENT_CODE_ACTION,
-                types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.RefactorRewrite]))
+@server.feature(
+    types.TEXT_DOCUMENT_CODE_ACTION, types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.RefactorRewrite])
+)
 def code_action(ls: SupercoderServer, params: types.CodeActionParams):
     uri = params.text_document.uri
     doc = ls.workspace.get_text_document(uri)
@@ -272,8 +293,14 @@ async def _apply_action(ls: SupercoderServer, uri: str, name: str, prefix: str) 
     actions = present.code_actions(uri, doc.version, doc.source, ls.results_for(uri), ls.settings, at, reps)
     action = next((a for a in actions if a.title.startswith(prefix) and a.edit is not None), None)
     if action is None:
-        reason = next((a.disabled.reason for a in actions if a.title.startswith(prefix) and a.disabled), "no verified result yet")
-        ls.window_show_message(types.ShowMessageParams(type=types.MessageType.Info, message=f"supercoder: {name}: {reason}"))
+        reason = next(
+            (a.disabled.reason for a in actions if a.title.startswith(prefix) and a.disabled), "no verified result yet"
+        )
+        ls.window_show_message(
+            types.ShowMessageParams(type=types.MessageType.Info, message=f"supercoder: {name}: {reason}")
+        )
+        return False
+    if action.edit is None:
         return False
     res = await ls.workspace_apply_edit_async(types.ApplyWorkspaceEditParams(edit=action.edit, label=action.title))
     return bool(res and res.applied)
@@ -295,16 +322,20 @@ async def source_change_command(ls: SupercoderServer, uri: str, name: str):
 async def show_assembly(ls: SupercoderServer, uri: str, name: str):
     job = ls.jobs.results(uri).get(name)
     if job is None or job.result is None:
-        ls.window_show_message(types.ShowMessageParams(type=types.MessageType.Info,
-                                                       message=f"supercoder: no result for {name} yet"))
+        ls.window_show_message(
+            types.ShowMessageParams(type=types.MessageType.Info, message=f"supercoder: no result for {name} yet")
+        )
         return None
-    out = present.side_by_side(Path(to_fs_path(uri)), job.result, job.environment)
+    out = present.side_by_side(fs_path(uri), job.result, job.environment)
     caps = ls.client_capabilities
     if caps and caps.window and caps.window.show_document and caps.window.show_document.support:
         await ls.window_show_document_async(types.ShowDocumentParams(uri=out.as_uri(), take_focus=True))
     else:
-        ls.window_show_message(types.ShowMessageParams(type=types.MessageType.Info,
-                                                       message=f"supercoder: side-by-side assembly written to {out}"))
+        ls.window_show_message(
+            types.ShowMessageParams(
+                type=types.MessageType.Info, message=f"supercoder: side-by-side assembly written to {out}"
+            )
+        )
     return str(out)
 
 
@@ -313,10 +344,11 @@ def assembly_files(ls: SupercoderServer, uri: str, name: str):
     """The -O3 and the best candidate's assembly as two files, for the editor's own diff view."""
     job = ls.jobs.results(uri).get(name)
     if job is None or job.result is None:
-        ls.window_show_message(types.ShowMessageParams(type=types.MessageType.Info,
-                                                       message=f"supercoder: no result for {name} yet"))
+        ls.window_show_message(
+            types.ShowMessageParams(type=types.MessageType.Info, message=f"supercoder: no result for {name} yet")
+        )
         return None
-    return present.assembly_pair(Path(to_fs_path(uri)), job.result, ls.assembly_dir())
+    return present.assembly_pair(fs_path(uri), job.result, ls.assembly_dir())
 
 
 @server.command("supercoder.rerun")
@@ -339,7 +371,9 @@ def clear_cache(ls: SupercoderServer):
         ls.results_changed(uri)
     ls.last_result = None
     ls.publish_status("cache cleared")
-    msg = f"supercoder: {removed} cached results removed from {cache.dir}" + (f" ({cache.problem})" if cache.problem else "")
+    msg = f"supercoder: {removed} cached results removed from {cache.dir}" + (
+        f" ({cache.problem})" if cache.problem else ""
+    )
     ls.window_show_message(types.ShowMessageParams(type=types.MessageType.Info, message=msg))
     for uri in list(ls.workspace.text_documents):
         ls.analyze(uri, force=True)
@@ -351,12 +385,25 @@ def info(ls: SupercoderServer):
     """Version, settings and jobs: what :SupercoderInfo and health checks show."""
     from ..cache import default_dir  # imported on use: the server starts without it
 
-    jobs = [{"uri": uri, "function": name, "running": bool(j.task and not j.task.done()),
-             "result": present.headline(j.result) if j.result else None, "error": j.error}
-            for uri, doc in ls.jobs.docs.items() for name, j in doc.functions.items()]
-    return {"version": __version__, "python": sys.executable, "root": str(ls.root) if ls.root else None,
-            "settings": dataclasses.asdict(ls.settings), "cacheDir": str(ls.settings.cache_dir or default_dir()),
-            "jobs": jobs}
+    jobs = [
+        {
+            "uri": uri,
+            "function": name,
+            "running": bool(j.task and not j.task.done()),
+            "result": present.headline(j.result) if j.result else None,
+            "error": j.error,
+        }
+        for uri, doc in ls.jobs.docs.items()
+        for name, j in doc.functions.items()
+    ]
+    return {
+        "version": __version__,
+        "python": sys.executable,
+        "root": str(ls.root) if ls.root else None,
+        "settings": dataclasses.asdict(ls.settings),
+        "cacheDir": str(ls.settings.cache_dir or default_dir()),
+        "jobs": jobs,
+    }
 
 
 def main(argv: list[str] | None = None) -> int:

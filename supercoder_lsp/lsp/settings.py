@@ -15,7 +15,12 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-PROPOSERS = ("compilers", "replay", "openai", "hf")  # vllm runs in-process on a GPU: an editor uses it through a served model (openai)
+PROPOSERS = (
+    "compilers",
+    "replay",
+    "openai",
+    "hf",
+)  # vllm runs in-process on a GPU: an editor uses it through a served model (openai)
 
 
 @dataclass
@@ -48,8 +53,11 @@ class Settings:
 
 # external (camelCase, as editors send them) -> (attribute, type check, constraint description)
 _FIELDS = {
-    "proposers": ("proposers", lambda v: isinstance(v, list) and v and all(p in PROPOSERS for p in v),
-                  f"a non-empty list of {', '.join(PROPOSERS)}"),
+    "proposers": (
+        "proposers",
+        lambda v: isinstance(v, list) and v and all(p in PROPOSERS for p in v),
+        f"a non-empty list of {', '.join(PROPOSERS)}",
+    ),
     "samples": ("samples", lambda v: isinstance(v, int) and 1 <= v <= 64, "an integer from 1 to 64"),
     "parallelJobs": ("parallel_jobs", lambda v: isinstance(v, int) and 1 <= v <= 16, "an integer from 1 to 16"),
     "timeBudget": ("time_budget", lambda v: isinstance(v, (int, float)) and 5 <= v <= 3600, "seconds, 5 to 3600"),
@@ -59,15 +67,22 @@ _FIELDS = {
     "flags": ("flags", lambda v: v is None or isinstance(v, str), "a string of compiler flags"),
     "cacheDir": ("cache_dir", lambda v: v is None or isinstance(v, str), "a directory path"),
     "candidatesDir": ("candidates_dir", lambda v: v is None or isinstance(v, str), "a directory path"),
-    "baseUrl": ("base_url", lambda v: v is None or isinstance(v, str) and v.startswith(("http://", "https://")),
-                "an http(s) URL such as http://127.0.0.1:8000/v1"),
+    "baseUrl": (
+        "base_url",
+        lambda v: v is None or isinstance(v, str) and v.startswith(("http://", "https://")),
+        "an http(s) URL such as http://127.0.0.1:8000/v1",
+    ),
     "model": ("model", lambda v: v is None or isinstance(v, str), "a model name"),
     "hfModel": ("hf_model", lambda v: v is None or isinstance(v, str), "a directory with local weights"),
     "temperature": ("temperature", lambda v: isinstance(v, (int, float)) and 0 <= v <= 2, "a number from 0 to 2"),
     "refine": ("refine", lambda v: isinstance(v, int) and 0 <= v <= 10, "an integer from 0 to 10"),
 }
-_HINTS = {"diagnostics": "diagnostics", "inlayHints": "inlay_hints", "codeLens": "code_lens",
-          "explainNoWin": "explain_no_win"}
+_HINTS = {
+    "diagnostics": "diagnostics",
+    "inlayHints": "inlay_hints",
+    "codeLens": "code_lens",
+    "explainNoWin": "explain_no_win",
+}
 
 
 def merge(settings: Settings, raw: dict | None, source: str) -> list[str]:
@@ -86,8 +101,9 @@ def merge(settings: Settings, raw: dict | None, source: str) -> list[str]:
                 if hk not in _HINTS:
                     problems.append(f"{source}: unknown setting 'hints.{hk}' (known: {', '.join(_HINTS)})")
                 elif not isinstance(hv, bool):
-                    problems.append(f"{source}: 'hints.{hk}' must be true or false; keeping "
-                                    f"{getattr(settings.hints, _HINTS[hk])}")
+                    problems.append(
+                        f"{source}: 'hints.{hk}' must be true or false; keeping {getattr(settings.hints, _HINTS[hk])}"
+                    )
                 else:
                     setattr(settings.hints, _HINTS[hk], hv)
             continue
@@ -99,8 +115,11 @@ def merge(settings: Settings, raw: dict | None, source: str) -> list[str]:
             setattr(settings, attr, value)
         else:
             problems.append(f"{source}: '{key}' must be {what}, got {value!r}; keeping {getattr(settings, attr)!r}")
-    needs = {"replay": ("candidates_dir", "'candidatesDir'"), "openai": ("base_url", "'baseUrl' and 'model'"),
-             "hf": ("hf_model", "'hfModel'")}
+    needs = {
+        "replay": ("candidates_dir", "'candidatesDir'"),
+        "openai": ("base_url", "'baseUrl' and 'model'"),
+        "hf": ("hf_model", "'hfModel'"),
+    }
     for prop, (attr, what) in needs.items():
         missing = not getattr(settings, attr) or (prop == "openai" and not settings.model)
         if prop in settings.proposers and missing:

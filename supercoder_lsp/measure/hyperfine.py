@@ -30,26 +30,61 @@ def command_for(exe: Path, bench_input: Path | None, workload: str | None) -> st
     raise ValueError("program timing needs --bench-input FILE or --workload CMD")
 
 
-def time_programs(base_exe: Path, cand_exe: Path, *, bench_input: Path | None = None, workload: str | None = None,
-                  workdir: Path, warmup: int = 2, min_runs: int = 10, min_speedup: float = 1.02,
-                  timeout: float = 900) -> Timing:
+def time_programs(
+    base_exe: Path,
+    cand_exe: Path,
+    *,
+    bench_input: Path | None = None,
+    workload: str | None = None,
+    workdir: Path,
+    warmup: int = 2,
+    min_runs: int = 10,
+    min_speedup: float = 1.02,
+    timeout: float = 900,
+) -> Timing:
     hf = tools.require("hyperfine", "whole-program timing")
     base_cmd = command_for(base_exe, bench_input, workload)
     cand_cmd = command_for(cand_exe, bench_input, workload)
     out = workdir / f"hyperfine-{cand_exe.name}.json"
     # -i: a program's exit status is its own business here (it is compared with the original's before timing)
-    argv = [hf, "--style", "none", "-i", "--warmup", str(warmup), "--min-runs", str(min_runs), "--export-json", str(out),
-            "-n", "baseline", base_cmd, "-n", "candidate", cand_cmd, "-n", "baseline-again", base_cmd]
+    argv = [
+        hf,
+        "--style",
+        "none",
+        "-i",
+        "--warmup",
+        str(warmup),
+        "--min-runs",
+        str(min_runs),
+        "--export-json",
+        str(out),
+        "-n",
+        "baseline",
+        base_cmd,
+        "-n",
+        "candidate",
+        cand_cmd,
+        "-n",
+        "baseline-again",
+        base_cmd,
+    ]
     # Candidate programs contain themselves (a seccomp constructor); hyperfine and
     # everything it starts run in their own session, killed whole on timeout.
-    p = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=workdir,
-                         start_new_session=True, close_fds=True)
+    p = subprocess.Popen(
+        argv,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=workdir,
+        start_new_session=True,
+        close_fds=True,
+    )
     try:
         _, err = p.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
         os.killpg(p.pid, signal.SIGKILL)
         p.communicate()
-        raise RuntimeError(f"hyperfine did not finish within {timeout:.0f}s; use a smaller --bench-input")
+        raise RuntimeError(f"hyperfine did not finish within {timeout:.0f}s; use a smaller --bench-input") from None
     finally:
         try:
             os.killpg(p.pid, signal.SIGKILL)
@@ -71,7 +106,22 @@ def time_programs(base_exe: Path, cand_exe: Path, *, bench_input: Path | None = 
     elif hi < 1 / floor:
         detail = f"program slower: {med:.2f}x (95% CI {lo:.2f}-{hi:.2f})"
     else:
-        detail = f"program: no significant difference, {med:.2f}x (95% CI {lo:.2f}-{hi:.2f}; A/A {aa_lo:.2f}-{aa_hi:.2f})"
-    return Timing("hyperfine", med, (lo, hi), (aa_lo, aa_hi), significant, [],
-                  {"unit": "seconds per run", "baseline": b1, "candidate": c, "baseline_again": b2,
-                   "exit_codes": [r.get("exit_codes") for r in res]}, detail + note)
+        detail = (
+            f"program: no significant difference, {med:.2f}x (95% CI {lo:.2f}-{hi:.2f}; A/A {aa_lo:.2f}-{aa_hi:.2f})"
+        )
+    return Timing(
+        "hyperfine",
+        med,
+        (lo, hi),
+        (aa_lo, aa_hi),
+        significant,
+        [],
+        {
+            "unit": "seconds per run",
+            "baseline": b1,
+            "candidate": c,
+            "baseline_again": b2,
+            "exit_codes": [r.get("exit_codes") for r in res],
+        },
+        detail + note,
+    )

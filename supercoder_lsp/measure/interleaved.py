@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from .. import build
 from ..asm.elfcheck import check_linked
@@ -46,10 +47,12 @@ def render_timing(plan: Plan, seed: int) -> str:
     hashes, copies = [], []
     for k, p in enumerate(plan.params):
         if p.role in ("array", "cstring"):
-            size = f"T[j].len[{k}] * sizeof({p.elem.ctype})" if p.role == "array" else f"T[j].len[{k}] + 1"
+            size = f"T[j].len[{k}] * sizeof({p.element.ctype})" if p.role == "array" else f"T[j].len[{k}] + 1"
             hashes.append(f"for (int j = 0; j < m; j++) h = sc_fnv(h, T[j].pv[{k}], {size});")
             nb = size.replace("T[j].", "src->")
-            copies.append(f"{{ size_t nb = {nb}; void *c = malloc(nb ? nb : 1); memcpy(c, src->pv[{k}], nb); dst->pv[{k}] = c; }}")
+            copies.append(
+                f"{{ size_t nb = {nb}; void *c = malloc(nb ? nb : 1); memcpy(c, src->pv[{k}], nb); dst->pv[{k}] = c; }}"
+            )
     return f"""#include "sc_rt.h"
 #include "sc_sandbox.h"
 {render_inputs(plan, seed, N_TIMING_INPUTS * 4)}
@@ -57,10 +60,10 @@ extern {ret} sc_t0({proto}), sc_t1({proto}), sc_t2({proto});
 #define RET_T {ret}
 #define PROTO_T {proto}
 #define SC_CALL(fn, in, acc) {body}
-static void sc_copy_input(const sc_input *src, sc_input *dst) {{ *dst = *src; {' '.join(copies)} }}
+static void sc_copy_input(const sc_input *src, sc_input *dst) {{ *dst = *src; {" ".join(copies)} }}
 static uint64_t sc_hash_buffers(const sc_input *T, int m) {{
     uint64_t h = 0xcbf29ce484222325ULL; (void)T; (void)m;
-    {' '.join(hashes)}
+    {" ".join(hashes)}
     return h;
 }}
 #include "sc_timing.h"
@@ -110,8 +113,10 @@ class InterleavedTimer:
         self._reference: dict[int, Path] = {}
         src = self.dir / "timing.c"
         src.write_text(render_timing(setup.plan, setup.seed))
-        build.run_tool(["gcc", "-O2", "-g0", "-w", "-I", str(include_dir()), "-c", str(src), "-o", str(self.dir / "timing.o")],
-                       "compile timing harness")
+        build.run_tool(
+            ["gcc", "-O2", "-g0", "-w", "-I", str(include_dir()), "-c", str(src), "-o", str(self.dir / "timing.o")],
+            "compile timing harness",
+        )
 
     def _objects(self, asm: str, tag: str, offset: int, sym: str) -> Path:
         obj = self.dir / f"{tag}.{sym}.off{offset}.o"
@@ -123,11 +128,21 @@ class InterleavedTimer:
         """One timing process: `rounds` interleaved rounds, in ns per call (baseline, copy, candidate)."""
         limit = self.s.budget_s * 4 + 30
         self._runs += 1
-        r = run_limited([str(exe), str(rounds), str(self.s.batch_ns), str(int(self.s.budget_s / self.s.passes * 1e9)),
-                         str(self.s.seed + self._runs)], timeout=limit)
+        r = run_limited(
+            [
+                str(exe),
+                str(rounds),
+                str(self.s.batch_ns),
+                str(int(self.s.budget_s / self.s.passes * 1e9)),
+                str(self.s.seed + self._runs),
+            ],
+            timeout=limit,
+        )
         if r.timed_out:
-            raise TimingError(f"a timing run took over {limit:.0f}s: single calls are too slow "
-                              f"to time; bound the inputs (--bound {self.s.name}.PARAM=LOW:HIGH)")
+            raise TimingError(
+                f"a timing run took over {limit:.0f}s: single calls are too slow "
+                f"to time; bound the inputs (--bound {self.s.name}.PARAM=LOW:HIGH)"
+            )
         if r.killed_by_seccomp:
             raise TimingError("made a forbidden system call while being timed")
         if r.returncode != 0:
@@ -141,32 +156,43 @@ class InterleavedTimer:
         except (IndexError, ValueError):
             ok = False
         if not ok:
-            raise TimingMismatch(f"the timing run's output is malformed (the candidate wrote to it?): {r.stdout[:200]!r}")
+            raise TimingMismatch(
+                f"the timing run's output is malformed (the candidate wrote to it?): {r.stdout[:200]!r}"
+            )
         # the three results of every round, compared here: outside the process that ran the candidate
         same = all(ln[3] == ln[4] == ln[5] for ln in rows) and buffers[1] == buffers[2] == buffers[3]
         if not same:
-            raise TimingMismatch("while being timed the candidate computed results that differ from the baseline's "
-                                 "(it behaves differently outside the verification harness)")
+            raise TimingMismatch(
+                "while being timed the candidate computed results that differ from the baseline's "
+                "(it behaves differently outside the verification harness)"
+            )
         times = [tuple(int(x) / calls for x in ln[:3]) for ln in rows]
         reported = sum(sum(t) for t in times) * calls / 1e9
         if reported > r.seconds * 1.05 + 0.01:
-            raise TimingMismatch(f"the timing run reported {reported:.3f}s of calls in a process that ran {r.seconds:.3f}s")
-        return times
+            raise TimingMismatch(
+                f"the timing run reported {reported:.3f}s of calls in a process that ran {r.seconds:.3f}s"
+            )
+        return [(a, b, c) for a, b, c in times]
 
     def time(self, base_asm: str, cand_asm: str, tag: str) -> Timing:
-        per_alignment = []
+        per_alignment: list[dict[str, Any]] = []
         pooled: list[float] = []
         samples: dict = {"unit": "ns per call", "alignments": {}}
         exes = {}
         for off in self.s.offsets:
-            objs = [self._objects(base_asm, "base", off, "sc_t0"), self._objects(base_asm, "base", off, "sc_t1"),
-                    self._objects(cand_asm, tag, off, "sc_t2")]
+            objs = [
+                self._objects(base_asm, "base", off, "sc_t0"),
+                self._objects(base_asm, "base", off, "sc_t1"),
+                self._objects(cand_asm, tag, off, "sc_t2"),
+            ]
             exes[off] = self.dir / f"{tag}.timing.off{off}"
             build.link([self.dir / "timing.o", *objs, *self.support], exes[off])
             if off not in self._reference:  # the same link with the original in the candidate's place
                 self._reference[off] = self.dir / f"reference.timing.off{off}"
-                build.link([self.dir / "timing.o", *objs[:2], self._objects(base_asm, "base", off, "sc_t2"), *self.support],
-                           self._reference[off])
+                build.link(
+                    [self.dir / "timing.o", *objs[:2], self._objects(base_asm, "base", off, "sc_t2"), *self.support],
+                    self._reference[off],
+                )
             load_time = check_linked(exes[off], self._reference[off])
             if load_time:
                 raise TimingMismatch("; ".join(load_time))
@@ -187,8 +213,18 @@ class InterleavedTimer:
             med, lo, hi = median_ci(ratio)
             aa_med, aa_lo, aa_hi = median_ci(aa)
             floor = noise_floor(aa_lo, aa_hi, self.s.min_speedup)
-            per_alignment.append({"offset": off, "speedup": med, "ci": [lo, hi], "aa": aa_med, "aa_ci": [aa_lo, aa_hi],
-                                  "noise_floor": floor, "baseline_ns": median_ci(t0)[0], "candidate_ns": median_ci(t2)[0]})
+            per_alignment.append(
+                {
+                    "offset": off,
+                    "speedup": med,
+                    "ci": [lo, hi],
+                    "aa": aa_med,
+                    "aa_ci": [aa_lo, aa_hi],
+                    "noise_floor": floor,
+                    "baseline_ns": median_ci(t0)[0],
+                    "candidate_ns": median_ci(t2)[0],
+                }
+            )
             samples["alignments"][str(off)] = {"baseline": t0, "baseline_copy": t1, "candidate": t2}
             pooled += ratio
         # The noise floor is the worst A/A deviation seen in any layout; the
@@ -205,6 +241,8 @@ class InterleavedTimer:
         elif slower:
             detail = f"slower: {med:.2f}x (95% CI {lo:.2f}-{hi:.2f})"
         else:
-            detail = (f"no significant difference: {med:.2f}x (95% CI {lo:.2f}-{hi:.2f}); "
-                      f"noise floor {floor:.2f}x (A/A {noise[0]:.2f}-{noise[1]:.2f})")
+            detail = (
+                f"no significant difference: {med:.2f}x (95% CI {lo:.2f}-{hi:.2f}); "
+                f"noise floor {floor:.2f}x (A/A {noise[0]:.2f}-{noise[1]:.2f})"
+            )
         return Timing("interleaved", med, (lo, hi), noise, significant, per_alignment, samples, detail)

@@ -24,8 +24,9 @@ def median_ci(xs: list[float], conf: float = 0.95) -> tuple[float, float, float]
     return med, s[lo], s[hi]
 
 
-def ratio_of_medians_ci(base: list[float], cand: list[float], conf: float = 0.95, resamples: int = 2000,
-                        seed: int = 1) -> tuple[float, float, float]:
+def ratio_of_medians_ci(
+    base: list[float], cand: list[float], conf: float = 0.95, resamples: int = 2000, seed: int = 1
+) -> tuple[float, float, float]:
     """median(base)/median(cand) with a bootstrap interval, for unpaired samples (whole-program runs)."""
     rng = random.Random(seed)
     point = statistics.median(base) / statistics.median(cand)

@@ -7,9 +7,10 @@ their origin. Proposers never verify or time anything: the pipeline does.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterator, Protocol
+from typing import Protocol
 
 from ..model import BuildConfig, Candidate, CFunction
 

@@ -10,7 +10,7 @@ source-level change that reproduces it.
 from __future__ import annotations
 
 import re
-from typing import Iterator
+from collections.abc import Iterator
 
 from .. import build, tools
 from ..asm.cut import FunctionMissing, cut_function
@@ -34,9 +34,22 @@ VARIANTS: tuple[tuple[str, tuple[str, ...]], ...] = (
 
 # /proc/cpuinfo flag -> gcc/clang target("...") name
 TARGET_NAMES = {
-    "popcnt": "popcnt", "abm": "lzcnt", "bmi1": "bmi", "bmi2": "bmi2", "avx": "avx", "avx2": "avx2",
-    "fma": "fma", "sse4_1": "sse4.1", "sse4_2": "sse4.2", "ssse3": "ssse3", "movbe": "movbe",
-    "avx512f": "avx512f", "avx512bw": "avx512bw", "avx512vl": "avx512vl", "avx512dq": "avx512dq", "adx": "adx",
+    "popcnt": "popcnt",
+    "abm": "lzcnt",
+    "bmi1": "bmi",
+    "bmi2": "bmi2",
+    "avx": "avx",
+    "avx2": "avx2",
+    "fma": "fma",
+    "sse4_1": "sse4.1",
+    "sse4_2": "sse4.2",
+    "ssse3": "ssse3",
+    "movbe": "movbe",
+    "avx512f": "avx512f",
+    "avx512bw": "avx512bw",
+    "avx512vl": "avx512vl",
+    "avx512dq": "avx512dq",
+    "adx": "adx",
 }
 
 
@@ -64,12 +77,19 @@ def source_change_for(compiler: str, flags: tuple[str, ...], project_compiler: s
     is_clang = "clang" in compiler and "clang" not in project_compiler
     if is_clang:
         extra = " ".join(f for f in flags if f not in ("-O3",))
-        return SourceChange("compiler", f"clang -O3 {extra}".strip(),
-                            "build this file with clang" + (f" ({extra})" if extra else "")
-                            + (f"; the code needs {', '.join(targets)}" if targets else ""))
+        return SourceChange(
+            "compiler",
+            f"clang -O3 {extra}".strip(),
+            "build this file with clang"
+            + (f" ({extra})" if extra else "")
+            + (f"; the code needs {', '.join(targets)}" if targets else ""),
+        )
     if parts:
-        return SourceChange("attribute", f"__attribute__(({', '.join(parts)}))",
-                            "add to the function's definition: " + " and ".join(desc))
+        return SourceChange(
+            "attribute",
+            f"__attribute__(({', '.join(parts)}))",
+            "add to the function's definition: " + " and ".join(desc),
+        )
     other = [f for f in flags if f not in ("-O3",)]
     if other:
         return SourceChange("flag", " ".join(other), f"compile this file with {' '.join(other)}")
@@ -85,8 +105,14 @@ class CompilersProposer:
         self.timeout = timeout
         self.variants = tuple(v for v in variants if tools.which(v[0]))
         missing = sorted({c for c, _ in variants if not tools.which(c)})
-        self.note = (f"{', '.join(missing)} not installed: its variants were skipped "
-                     f"(sudo apt-get install {' '.join(missing)})") if missing else None
+        self.note = (
+            (
+                f"{', '.join(missing)} not installed: its variants were skipped "
+                f"(sudo apt-get install {' '.join(missing)})"
+            )
+            if missing
+            else None
+        )
 
     def settings(self) -> dict:
         return {"name": self.name, "variants": [[c, tools.version(c), *f] for c, f in self.variants]}
@@ -104,12 +130,15 @@ class CompilersProposer:
             origin = f"compilers:{compiler} {' '.join([*request.build.flags, *flags])}"
             out = request.workdir / f"variant{i}.s"
             try:
-                asm = build.compile_to_asm(request.source_path, request.build, out, extra=flags, compiler=compiler,
-                                           timeout=self.timeout)
+                asm = build.compile_to_asm(
+                    request.source_path, request.build, out, extra=flags, compiler=compiler, timeout=self.timeout
+                )
                 cut = cut_function(asm, name)
             except build.BuildError as e:
                 what = "timed out" if e.timed_out else "failed"
-                yield Candidate(name, "", origin, label, problem=f"the compiler {what} on this variant: {e.output[:500]}")
+                yield Candidate(
+                    name, "", origin, label, problem=f"the compiler {what} on this variant: {e.output[:500]}"
+                )
                 made += 1
                 continue
             except FunctionMissing:
@@ -120,5 +149,10 @@ class CompilersProposer:
                 continue  # identical to the baseline or to an earlier variant: nothing new to test
             seen.add(key)
             made += 1
-            yield Candidate(name, cut.text, origin, label,
-                            source_change=source_change_for(compiler, flags, request.build.compiler, cut.text))
+            yield Candidate(
+                name,
+                cut.text,
+                origin,
+                label,
+                source_change=source_change_for(compiler, flags, request.build.compiler, cut.text),
+            )

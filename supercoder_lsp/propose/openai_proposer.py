@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import hashlib
 import os
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Iterator
 
 from ..model import Candidate
 from .base import ProposalRequest, ProposerUnavailable
@@ -40,32 +40,52 @@ class OpenAIProposer:
         try:
             import openai  # noqa: F401  (optional extra)
         except ImportError as e:
-            raise ProposerUnavailable('the openai proposer needs its extra: pip install "supercoder-lsp[openai]"') from e
+            raise ProposerUnavailable(
+                'the openai proposer needs its extra: pip install "supercoder-lsp[openai]"'
+            ) from e
         self.s = s
         self.base_url = s.base_url or os.environ.get("SUPERCODER_OPENAI_BASE_URL") or os.environ.get("OPENAI_BASE_URL")
         self.model = s.model or os.environ.get("SUPERCODER_MODEL")
         if not self.base_url or not self.model:
-            raise ProposerUnavailable("the openai proposer needs a server URL and a model: --base-url URL --model NAME "
-                                      "(or SUPERCODER_OPENAI_BASE_URL and SUPERCODER_MODEL)")
+            raise ProposerUnavailable(
+                "the openai proposer needs a server URL and a model: --base-url URL --model NAME "
+                "(or SUPERCODER_OPENAI_BASE_URL and SUPERCODER_MODEL)"
+            )
         from openai import OpenAI
 
-        self.client = OpenAI(base_url=self.base_url, api_key=s.api_key or os.environ.get("OPENAI_API_KEY") or "none",
-                             timeout=s.timeout, max_retries=s.retries)
+        self.client = OpenAI(
+            base_url=self.base_url,
+            api_key=s.api_key or os.environ.get("OPENAI_API_KEY") or "none",
+            timeout=s.timeout,
+            max_retries=s.retries,
+        )
         self.note: str | None = None
 
     def settings(self) -> dict:
-        return {"name": self.name, "base_url": self.base_url, "model": self.model, "temperature": self.s.temperature,
-                "max_tokens": self.s.max_tokens, "template": hashlib.sha256(self.s.template.encode()).hexdigest()[:16]}
+        return {
+            "name": self.name,
+            "base_url": self.base_url,
+            "model": self.model,
+            "temperature": self.s.temperature,
+            "max_tokens": self.s.max_tokens,
+            "template": hashlib.sha256(self.s.template.encode()).hexdigest()[:16],
+        }
 
     def _ask(self, messages: list[dict], n: int) -> list[tuple[str, str | None]]:
-        resp = self.client.chat.completions.create(model=self.model, messages=messages, n=n,
-                                                   temperature=self.s.temperature, max_tokens=self.s.max_tokens,
-                                                   **self.s.extra)
+        resp = self.client.chat.completions.create(
+            model=self.model,  # type: ignore[arg-type]  # checked when the proposer is made
+            messages=messages,  # type: ignore[arg-type]  # plain role/content dicts, as the API takes
+            n=n,
+            temperature=self.s.temperature,
+            max_tokens=self.s.max_tokens,
+            **self.s.extra,
+        )
         choices = getattr(resp, "choices", None)
         if not isinstance(choices, list):
             raise TypeError(f"its reply has no 'choices' list ({str(resp)[:120]!r})")
-        return [(((ch.message.content if ch.message else None) or ""), getattr(ch, "finish_reason", None))
-                for ch in choices]
+        return [
+            (((ch.message.content if ch.message else None) or ""), getattr(ch, "finish_reason", None)) for ch in choices
+        ]
 
     def propose(self, request: ProposalRequest, n: int) -> Iterator[Candidate]:
         from openai import OpenAIError
@@ -88,5 +108,12 @@ class OpenAIProposer:
         except (ValueError, TypeError, AttributeError) as e:  # a reply that is not a chat completion
             self.note = f"openai proposer ({self.base_url}) returned something that is not a chat completion: {e}"
         cut = {i for i, (_, why) in enumerate(texts[:n]) if why == "length"}
-        yield from candidates_from_replies([t for t, _ in texts[:n]], name, "openai", f"{self.model}@{self.base_url}",
-                                           request.round, cut_off=cut, limit=self.s.max_tokens)
+        yield from candidates_from_replies(
+            [t for t, _ in texts[:n]],
+            name,
+            "openai",
+            f"{self.model}@{self.base_url}",
+            request.round,
+            cut_off=cut,
+            limit=self.s.max_tokens,
+        )

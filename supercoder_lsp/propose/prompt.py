@@ -37,8 +37,10 @@ def render(template: str, c_code: str, assembly: str, function: str) -> str:
     try:
         return template.format(c_code=c_code, assembly=assembly, function=function)
     except (KeyError, IndexError, ValueError) as e:
-        raise ValueError(f"prompt template is invalid ({e}); it may use {{c_code}}, {{assembly}} and {{function}}, "
-                         "and literal braces must be doubled") from e
+        raise ValueError(
+            f"prompt template is invalid ({e}); it may use {{c_code}}, {{assembly}} and {{function}}, "
+            "and literal braces must be doubled"
+        ) from e
 
 
 def extract_assembly(reply: str) -> str | None:
@@ -77,8 +79,12 @@ def chat_messages(template: str, request) -> list[dict]:
             body = "\n".join(ln for ln in cand.assembly.splitlines() if not ln.lstrip().startswith("# supercoder_lsp:"))
             said = f"```assembly\n{body[:MAX_ECHO]}\n```"
         messages.append({"role": "assistant", "content": said})
-        messages.append({"role": "user", "content": FEEDBACK_TEMPLATE.format(
-            reason=fb.reason, detail=fb.detail[:2000], function=fn.name)})
+        messages.append(
+            {
+                "role": "user",
+                "content": FEEDBACK_TEMPLATE.format(reason=fb.reason, detail=fb.detail[:2000], function=fn.name),
+            }
+        )
     return messages
 
 
@@ -92,8 +98,10 @@ def candidates_from_replies(replies, function: str, kind: str, source: str, roun
         origin = f"{kind}:{source} round {round_} sample {i}"
         asm, why = candidate_from_reply(text, function)
         if asm is None and i in cut_off:
-            why = (f"the reply was cut off at the token limit ({limit}) before it held the function's assembly; "
-                   "raise --max-new-tokens")
+            why = (
+                f"the reply was cut off at the token limit ({limit}) before it held the function's assembly; "
+                "raise --max-new-tokens"
+            )
         if asm is None:
             yield Candidate(function, text, origin, label, problem=f"the model's reply could not be used: {why}")
         else:

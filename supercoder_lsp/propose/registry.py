@@ -7,7 +7,7 @@ Model proposers import their heavy libraries only when they are made.
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from .base import Proposer, ProposerUnavailable
 
@@ -35,9 +35,16 @@ def _template(opts) -> str:
 def _openai(opts) -> Proposer:
     from .openai_proposer import OpenAIProposer, OpenAISettings
 
-    return OpenAIProposer(OpenAISettings(base_url=opts.openai_base_url, model=opts.openai_model,
-                                         temperature=opts.temperature, max_tokens=opts.max_new_tokens,
-                                         timeout=opts.model_timeout, template=_template(opts)))
+    return OpenAIProposer(
+        OpenAISettings(
+            base_url=opts.openai_base_url,
+            model=opts.openai_model,
+            temperature=opts.temperature,
+            max_tokens=opts.max_new_tokens,
+            timeout=opts.model_timeout,
+            template=_template(opts),
+        )
+    )
 
 
 def _hf(opts) -> Proposer:
@@ -45,8 +52,9 @@ def _hf(opts) -> Proposer:
         raise ProposerUnavailable("the hf proposer needs local weights: --hf-model DIR")
     from .hf_proposer import HFProposer
 
-    return HFProposer(opts.hf_model, temperature=opts.temperature, max_new_tokens=opts.max_new_tokens,
-                      template=_template(opts))
+    return HFProposer(
+        opts.hf_model, temperature=opts.temperature, max_new_tokens=opts.max_new_tokens, template=_template(opts)
+    )
 
 
 def _vllm(opts) -> Proposer:
@@ -54,8 +62,9 @@ def _vllm(opts) -> Proposer:
         raise ProposerUnavailable("the vllm proposer needs a model: --hf-model DIR_OR_HUB_ID")
     from .vllm_proposer import VLLMProposer
 
-    return VLLMProposer(opts.hf_model, temperature=opts.temperature, max_new_tokens=opts.max_new_tokens,
-                        template=_template(opts))
+    return VLLMProposer(
+        opts.hf_model, temperature=opts.temperature, max_new_tokens=opts.max_new_tokens, template=_template(opts)
+    )
 
 
 REGISTRY: dict[str, Callable[..., Proposer]] = {

@@ -9,8 +9,8 @@ function is taken out.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 from ..asm.cut import normalize_candidate
 from ..model import Candidate
@@ -25,8 +25,9 @@ class ReplayProposer:
     def __init__(self, directory: str | Path):
         self.dir = Path(directory)
         if not self.dir.is_dir():
-            raise FileNotFoundError(f"candidates directory '{self.dir}' does not exist; "
-                                    "it must hold <function>/<label>.s files")
+            raise FileNotFoundError(
+                f"candidates directory '{self.dir}' does not exist; it must hold <function>/<label>.s files"
+            )
 
     def files(self, function: str) -> list[Path]:
         d = self.dir / function

@@ -6,12 +6,11 @@ worker processes import it; the language server never does.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 from ..model import Candidate
-from .base import ProposalRequest
-from .base import ProposerUnavailable
+from .base import ProposalRequest, ProposerUnavailable
 from .prompt import SUPERCODER_TEMPLATE, candidates_from_replies, chat_messages
 
 
@@ -19,20 +18,38 @@ class VLLMProposer:
     name = "vllm"
     refinable = True
 
-    def __init__(self, model: str | Path, *, temperature: float = 0.7, max_new_tokens: int = 2048,
-                 tensor_parallel_size: int = 1, template: str = SUPERCODER_TEMPLATE):
+    def __init__(
+        self,
+        model: str | Path,
+        *,
+        temperature: float = 0.7,
+        max_new_tokens: int = 2048,
+        tensor_parallel_size: int = 1,
+        template: str = SUPERCODER_TEMPLATE,
+    ):
         try:
             from vllm import LLM, SamplingParams
         except ImportError as e:
-            raise ProposerUnavailable('the vllm proposer needs its extra and a CUDA GPU: pip install "supercoder-lsp[vllm]"') from e
+            raise ProposerUnavailable(
+                'the vllm proposer needs its extra and a CUDA GPU: pip install "supercoder-lsp[vllm]"'
+            ) from e
         self.SamplingParams = SamplingParams
         self.llm = LLM(model=str(model), tensor_parallel_size=tensor_parallel_size)
-        self.model, self.temperature, self.max_new_tokens, self.template = str(model), temperature, max_new_tokens, template
+        self.model, self.temperature, self.max_new_tokens, self.template = (
+            str(model),
+            temperature,
+            max_new_tokens,
+            template,
+        )
         self.note: str | None = None
 
     def settings(self) -> dict:
-        return {"name": self.name, "model": self.model, "temperature": self.temperature,
-                "max_new_tokens": self.max_new_tokens}
+        return {
+            "name": self.name,
+            "model": self.model,
+            "temperature": self.temperature,
+            "max_new_tokens": self.max_new_tokens,
+        }
 
     def propose(self, request: ProposalRequest, n: int) -> Iterator[Candidate]:
         params = self.SamplingParams(n=n, temperature=self.temperature, max_tokens=self.max_new_tokens)

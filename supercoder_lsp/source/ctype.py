@@ -24,18 +24,45 @@ from dataclasses import dataclass
 from ..model import CType
 
 QUALIFIERS = frozenset(
-    {"const", "volatile", "restrict", "__restrict", "__restrict__", "__const", "__const__",
-     "__volatile", "__volatile__", "_Atomic", "__extension__",
-     # storage classes and function specifiers carry no type information
-     "static", "extern", "register", "auto", "inline", "__inline", "__inline__", "_Thread_local",
-     "__thread", "thread_local", "_Noreturn", "noreturn"}
+    {
+        "const",
+        "volatile",
+        "restrict",
+        "__restrict",
+        "__restrict__",
+        "__const",
+        "__const__",
+        "__volatile",
+        "__volatile__",
+        "_Atomic",
+        "__extension__",
+        # storage classes and function specifiers carry no type information
+        "static",
+        "extern",
+        "register",
+        "auto",
+        "inline",
+        "__inline",
+        "__inline__",
+        "_Thread_local",
+        "__thread",
+        "thread_local",
+        "_Noreturn",
+        "noreturn",
+    }
 )
 CONST_WORDS = frozenset({"const", "__const", "__const__"})
 
 _NAMED = {
-    "size_t": (64, False), "ssize_t": (64, True), "ptrdiff_t": (64, True),
-    "intptr_t": (64, True), "uintptr_t": (64, False), "intmax_t": (64, True),
-    "uintmax_t": (64, False), "wchar_t": (32, True), "off_t": (64, True),
+    "size_t": (64, False),
+    "ssize_t": (64, True),
+    "ptrdiff_t": (64, True),
+    "intptr_t": (64, True),
+    "uintptr_t": (64, False),
+    "intmax_t": (64, True),
+    "uintmax_t": (64, False),
+    "wchar_t": (32, True),
+    "off_t": (64, True),
 }
 _STDINT = re.compile(r"(?:__)?(u?)int(_least|_fast)?(8|16|32|64)_t")
 _INT_WORDS = frozenset({"signed", "unsigned", "char", "short", "int", "long", "double", "float"})
@@ -53,19 +80,19 @@ class Base:
 
 @dataclass(frozen=True)
 class Ptr:
-    sub: "TypeTree"
+    sub: TypeTree
     const: bool = False  # the pointer itself is const (`* const`)
 
 
 @dataclass(frozen=True)
 class Arr:
-    sub: "TypeTree"
+    sub: TypeTree
     size: str = ""
 
 
 @dataclass(frozen=True)
 class Fn:
-    sub: "TypeTree"  # the return type
+    sub: TypeTree  # the return type
     params: str = "()"
 
 

@@ -49,7 +49,7 @@ def _code_chars(text: str):
 
 def _header(fn: CFunction, source_bytes: bytes) -> str:
     """Source text from the start of the definition to the last code character before the body."""
-    header = decode(source_bytes[fn.start_byte:fn.body_start_byte])
+    header = decode(source_bytes[fn.start_byte : fn.body_start_byte])
     last = -1
     for i, ch, _ in _code_chars(header):
         if not ch.isspace():
@@ -63,7 +63,7 @@ def _strip_specifiers(header: str) -> str:
     out, pos = [], 0
     for m in _WORD.finditer(header):
         if m.group() in STRIP_WORDS and m.start() in code:
-            out.append(header[pos:m.start()])
+            out.append(header[pos : m.start()])
             pos = m.end()
             while pos < len(header) and header[pos] in " \t":
                 pos += 1
@@ -86,7 +86,7 @@ def declaration_of(fn: CFunction, source_bytes: bytes, *, make_extern: bool = Fa
 
 def _locate(source_bytes: bytes, fn: CFunction) -> CFunction:
     """`fn` itself if its offsets still match the source, else the same-named definition."""
-    if decode(source_bytes[fn.start_byte:fn.end_byte]) == fn.text:
+    if decode(source_bytes[fn.start_byte : fn.end_byte]) == fn.text:
         return fn
     again = find_function(parse_functions(source_bytes), fn.name)
     if again is None:
@@ -103,14 +103,28 @@ def _other_declarations(source_bytes: bytes, name: str) -> list[tuple[int, int]]
         node = stack.pop()
         if node.type == "declaration":
             decl = node.child_by_field_name("declarator")
-            while decl is not None and decl.type in ("pointer_declarator", "parenthesized_declarator", "attributed_declarator"):
-                decl = decl.child_by_field_name("declarator") or (decl.named_children[0] if decl.named_children else None)
+            while decl is not None and decl.type in (
+                "pointer_declarator",
+                "parenthesized_declarator",
+                "attributed_declarator",
+            ):
+                decl = decl.child_by_field_name("declarator") or (
+                    decl.named_children[0] if decl.named_children else None
+                )
             if decl is not None and decl.type == "function_declarator":
                 ident = decl.child_by_field_name("declarator")
-                if ident is not None and ident.type == "identifier" and decode(ident.text) == name:
+                if ident is not None and ident.type == "identifier" and decode(ident.text or b"") == name:
                     spans.append((node.start_byte, node.end_byte))
-        elif node.type in ("translation_unit", "preproc_if", "preproc_ifdef", "preproc_else", "preproc_elif",
-                           "preproc_elifdef", "linkage_specification", "declaration_list"):
+        elif node.type in (
+            "translation_unit",
+            "preproc_if",
+            "preproc_ifdef",
+            "preproc_else",
+            "preproc_elif",
+            "preproc_elifdef",
+            "linkage_specification",
+            "declaration_list",
+        ):
             stack.extend(node.children)
     return spans
 
@@ -126,7 +140,7 @@ def remove_definition(source: str, fn: CFunction, *, make_extern: bool = True) -
     data = encode(source)
     fn = _locate(data, fn)
     proto = declaration_of(fn, data, make_extern=make_extern)
-    removed = decode(data[fn.start_byte:fn.end_byte])
+    removed = decode(data[fn.start_byte : fn.end_byte])
     proto += "\n" * max(0, removed.count("\n") - proto.count("\n"))
     edits = [(fn.start_byte, fn.end_byte, proto)]
     if make_extern:

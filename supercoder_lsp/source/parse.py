@@ -46,9 +46,13 @@ def parse_tree(data: bytes) -> tree_sitter.Tree:
 def _unwrap(node):
     """Skip parentheses and attributes around a declarator."""
     while node is not None and node.type in (
-        "parenthesized_declarator", "abstract_parenthesized_declarator", "attributed_declarator"
+        "parenthesized_declarator",
+        "abstract_parenthesized_declarator",
+        "attributed_declarator",
     ):
-        inner = [c for c in node.named_children if c.type not in ("attribute_specifier", "attribute_declaration", "comment")]
+        inner = [
+            c for c in node.named_children if c.type not in ("attribute_specifier", "attribute_declaration", "comment")
+        ]
         node = inner[0] if inner else None
     return node
 

@@ -23,13 +23,22 @@ from pathlib import Path
 
 from .. import build
 from ..asm.elfcheck import check_linked
-from ..harness.contract import (ABI_FINDINGS, CRASHED, DIRTY_UPPER, EXIT_CRASH, EXIT_OK, EXIT_SYSCALL, TIMED_OUT,
-                                TRAILER_ABI, TRAILER_SYSCALL)
 from ..harness import include_dir
+from ..harness.contract import (
+    ABI_FINDINGS,
+    CRASHED,
+    DIRTY_UPPER,
+    EXIT_CRASH,
+    EXIT_OK,
+    EXIT_SYSCALL,
+    TIMED_OUT,
+    TRAILER_ABI,
+    TRAILER_SYSCALL,
+)
+from ..harness.plan import Plan
 from .harness_c import render_verify
 from .program_state import render_snapshots
-from ..harness.plan import Plan
-from .sandbox import run_limited
+from .sandbox import RunResult, run_limited
 
 RECORD = 24  # status, result bits, hash of outputs (see harness/sc_verify.h)
 BASELINE_SECONDS = 120
@@ -53,18 +62,18 @@ class Records:
     status: list[int]
     values: list[tuple[int, int]]
     stdout: bytes
-    run: object  # RunResult
+    run: RunResult
     raw: bytes = b""
     trailer: tuple[int, int, int] | None = None  # (kind, input, finding or system call) of a run that ended on one
 
     @classmethod
-    def parse(cls, data: bytes, run) -> "Records":
+    def parse(cls, data: bytes, run) -> Records:
         n = len(data) // RECORD
-        words = struct.unpack(f"<{3 * n}Q", data[:n * RECORD])
+        words = struct.unpack(f"<{3 * n}Q", data[: n * RECORD])
         trailer = None
         if n and words[-3] & (TRAILER_ABI | TRAILER_SYSCALL):
             trailer, words, n = tuple(words[-3:]), words[:-3], n - 1
-        return cls(list(words[0::3]), list(zip(words[1::3], words[2::3])), run.stdout, run, data[:n * RECORD], trailer)
+        return cls(list(words[0::3]), list(zip(words[1::3], words[2::3])), run.stdout, run, data[: n * RECORD], trailer)
 
     def failed(self, i: int) -> bool:
         return bool(self.status[i] & (CRASHED | TIMED_OUT))
@@ -76,15 +85,31 @@ def _pkg_dir(pkg: str) -> Path:
 
 def rename_symbol(obj_in: Path, obj_out: Path, name: str, new: str) -> None:
     shutil.copyfile(obj_in, obj_out)
-    build.objcopy(obj_out, f"--redefine-sym={name}={new}", "--rename-section", ".data=sc_fdata",
-                  "--rename-section", ".bss=sc_fbss,alloc")
+    build.objcopy(
+        obj_out,
+        f"--redefine-sym={name}={new}",
+        "--rename-section",
+        ".data=sc_fdata",
+        "--rename-section",
+        ".bss=sc_fbss,alloc",
+    )
 
 
 class FunctionHarness:
     """Generated harness for one function: build once, check many candidates."""
 
-    def __init__(self, workdir: Path, name: str, plan: Plan, *, n_random: int = 100_000, seed: int = 0x5C0DE,
-                 support_objs: tuple[Path, ...] = (), min_timeout: float = 5.0, states: list | None = None):
+    def __init__(
+        self,
+        workdir: Path,
+        name: str,
+        plan: Plan,
+        *,
+        n_random: int = 100_000,
+        seed: int = 0x5C0DE,
+        support_objs: tuple[Path, ...] = (),
+        min_timeout: float = 5.0,
+        states: list | None = None,
+    ):
         self.dir = Path(workdir)
         self.dir.mkdir(parents=True, exist_ok=True)
         self.name = name
@@ -116,8 +141,14 @@ class FunctionHarness:
         snaps = render_snapshots(self.states, self.support[0] if self.support else None)
         self.n_states = int(snaps.split("\n", 1)[0].split()[-1])
         src.write_text(render_verify(self.plan, self.seed, self.n_random, snaps))
-        build.run_tool(["gcc", "-O1", "-g0", "-w", "-I", str(rt), "-c", str(src), "-o", str(self.dir / "harness.o")], "compile harness")
-        build.run_tool(["gcc", "-c", str(_pkg_dir("supercoder_lsp.verify") / "tramp.S"), "-o", str(self.dir / "tramp.o")], "assemble trampoline")
+        build.run_tool(
+            ["gcc", "-O1", "-g0", "-w", "-I", str(rt), "-c", str(src), "-o", str(self.dir / "harness.o")],
+            "compile harness",
+        )
+        build.run_tool(
+            ["gcc", "-c", str(_pkg_dir("supercoder_lsp.verify") / "tramp.S"), "-o", str(self.dir / "tramp.o")],
+            "assemble trampoline",
+        )
 
     def link(self, impl_obj: Path, tag: str) -> Path:
         """Link the harness with an object defining the function; raises BuildError."""
@@ -145,19 +176,26 @@ class FunctionHarness:
         self.base_exe = exe
         rec = None
         state = MODE_PROGRAM_STATE if self.n_states else 0
-        for mode in ((MODE_RANDOM_GLOBALS | state, state) if self.support else (0,)):
+        for mode in (MODE_RANDOM_GLOBALS | state, state) if self.support else (0,):
             r = self._run(exe, 10**9, mode, BASELINE_SECONDS + 10)
             if r.run.timed_out:
-                raise RuntimeError(f"the -O3 baseline needs over {BASELINE_SECONDS}s for the generated inputs; "
-                                   "bound them (--bound FUNC.PARAM=LOW:HIGH or [bounds.FUNC] in .supercoder.toml)")
+                raise RuntimeError(
+                    f"the -O3 baseline needs over {BASELINE_SECONDS}s for the generated inputs; "
+                    "bound them (--bound FUNC.PARAM=LOW:HIGH or [bounds.FUNC] in .supercoder.toml)"
+                )
             if r.run.returncode != 0:
-                raise RuntimeError(f"the -O3 baseline itself fails in the harness ({r.run.stderr.strip() or r.run.returncode}); "
-                                   "give input bounds for its parameters (--bound NAME=LOW:HIGH)")
+                raise RuntimeError(
+                    f"the -O3 baseline itself fails in the harness ({r.run.stderr.strip() or r.run.returncode}); "
+                    "give input bounds for its parameters (--bound NAME=LOW:HIGH)"
+                )
             skipped = sum(1 for i in range(len(r.status)) if r.failed(i))
             if rec is None or skipped < rec[1]:
                 rec = (r, skipped, mode)
-            if skipped * 2 <= len(r.status):  # random global state that crashes the original on most inputs is not its domain
+            if skipped * 2 <= len(
+                r.status
+            ):  # random global state that crashes the original on most inputs is not its domain
                 break
+        assert rec is not None
         r, skipped, self.mode = rec
         self.base = r
         self.n_inputs = len(r.status)
@@ -165,19 +203,33 @@ class FunctionHarness:
         self.base_dirty_upper = any(s & DIRTY_UPPER for s in r.status)
         self.base_seconds = r.run.seconds
         if skipped == self.n_inputs:
-            raise RuntimeError("the -O3 original crashes or runs out of time on every generated input; "
-                               "give input bounds for its parameters (--bound NAME=LOW:HIGH)")
+            raise RuntimeError(
+                "the -O3 original crashes or runs out of time on every generated input; "
+                "give input bounds for its parameters (--bound NAME=LOW:HIGH)"
+            )
 
     @property
     def checked(self) -> int:
         return self.n_inputs - self.skipped
 
     def describe_inputs(self) -> str:
-        skipped = (f", {self.skipped:,} skipped: the -O3 original crashes or runs out of time on them"
-                   if self.skipped else "")
-        starts = ["initial"] + (["random"] if self.mode & MODE_RANDOM_GLOBALS else []) + (
-            [f"{self.n_states} recorded program state{'s' if self.n_states > 1 else ''}"] if self.mode & MODE_PROGRAM_STATE else [])
-        state = f", globals from their {', '.join(starts[:-1])} and {starts[-1]} state" if self.support and len(starts) > 1 else ""
+        skipped = (
+            f", {self.skipped:,} skipped: the -O3 original crashes or runs out of time on them" if self.skipped else ""
+        )
+        starts = (
+            ["initial"]
+            + (["random"] if self.mode & MODE_RANDOM_GLOBALS else [])
+            + (
+                [f"{self.n_states} recorded program state{'s' if self.n_states > 1 else ''}"]
+                if self.mode & MODE_PROGRAM_STATE
+                else []
+            )
+        )
+        state = (
+            f", globals from their {', '.join(starts[:-1])} and {starts[-1]} state"
+            if self.support and len(starts) > 1
+            else ""
+        )
         return f"{self.n_inputs:,} generated inputs{skipped}{state}"
 
     # -- checking -------------------------------------------------------------
@@ -207,16 +259,21 @@ class FunctionHarness:
         where = f" on input {self._input(idx)}" if idx is not None else ""
         if kind == TRAILER_SYSCALL or r.returncode == EXIT_SYSCALL or r.killed_by_seccomp:
             num = f" (number {what})" if what is not None else ""
-            return Check(False, "unsafe", f"made a forbidden system call{num}{where}; the seccomp filter stopped it", idx or 0)
+            return Check(
+                False, "unsafe", f"made a forbidden system call{num}{where}; the seccomp filter stopped it", idx or 0
+            )
         if r.timed_out:
-            return Check(False, "timeout", f"did not finish within {budget:.0f}s (the baseline took {self.base_seconds:.2f}s)", 0)
-        if kind == TRAILER_ABI:
+            return Check(
+                False, "timeout", f"did not finish within {budget:.0f}s (the baseline took {self.base_seconds:.2f}s)", 0
+            )
+        if kind == TRAILER_ABI and what is not None and idx is not None:
             finding = ABI_FINDINGS[what] if what < len(ABI_FINDINGS) else f"finding {what}"
             return Check(False, "abi-violation", f"{finding}{where}", idx)
         return self._compare(exe, got)
 
     def _compare(self, exe: Path, got: Records) -> Check:
         base = self.base
+        assert base is not None, "prepare() first"
         if got.raw == base.raw and got.stdout == base.stdout and got.run.returncode == 0:
             return Check(True, None, f"same results on {self.checked:,} inputs", self.checked)
         n = min(len(got.status), self.n_inputs)
@@ -229,26 +286,51 @@ class FunctionHarness:
                 _, actual = self._show(exe, i)
                 inp = inp.replace("f(", f"{self.name}(", 1)
                 if st & TIMED_OUT:
-                    return Check(False, "timeout", f"no result within 1-2 s on input {inp}, where the original returns {expected}", i)
+                    return Check(
+                        False,
+                        "timeout",
+                        f"no result within 1-2 s on input {inp}, where the original returns {expected}",
+                        i,
+                    )
                 if st & CRASHED:
-                    return Check(False, "crash", f"signal {st & 0xff} on input {inp}, where the original returns {expected}", i)
+                    return Check(
+                        False, "crash", f"signal {st & 0xFF} on input {inp}, where the original returns {expected}", i
+                    )
                 return Check(False, "wrong-output", f"{inp}: expected {expected}, got {actual}", i)
             if st & DIRTY_UPPER and not self.base_dirty_upper:
-                return Check(False, "abi-violation", f"upper halves of the YMM registers left dirty on return (no vzeroupper) "
-                             f"on input {self._input(i)}; the original leaves them clean", i)
+                return Check(
+                    False,
+                    "abi-violation",
+                    f"upper halves of the YMM registers left dirty on return (no vzeroupper) "
+                    f"on input {self._input(i)}; the original leaves them clean",
+                    i,
+                )
         if got.run.returncode != EXIT_OK:
             rc = got.run.returncode
             desc = f"signal {-rc}" if rc < 0 else "a signal outside any call" if rc == EXIT_CRASH else f"exit code {rc}"
-            return Check(False, "crash", f"the harness itself failed after input {n} ({desc}): "
-                         "the candidate corrupted memory outside its own frame and buffers", n)
+            return Check(
+                False,
+                "crash",
+                f"the harness itself failed after input {n} ({desc}): "
+                "the candidate corrupted memory outside its own frame and buffers",
+                n,
+            )
         if len(got.status) < self.n_inputs:
-            return Check(False, "crash", f"exited early, after {len(got.status):,} of {self.n_inputs:,} inputs", len(got.status))
+            return Check(
+                False, "crash", f"exited early, after {len(got.status):,} of {self.n_inputs:,} inputs", len(got.status)
+            )
         if got.stdout != base.stdout:
-            return Check(False, "wrong-output", "printed different output than the original: "
-                         f"{_first_byte_difference(base.stdout, got.stdout)}", 0)
+            return Check(
+                False,
+                "wrong-output",
+                f"printed different output than the original: {_first_byte_difference(base.stdout, got.stdout)}",
+                0,
+            )
         return Check(True, None, f"same results on {self.checked:,} inputs", self.checked)
 
 
 def _first_byte_difference(expected: bytes, actual: bytes) -> str:
-    i = next((k for k in range(min(len(expected), len(actual))) if expected[k] != actual[k]), min(len(expected), len(actual)))
-    return f"at byte {i}: expected {expected[i:i + 40]!r}, got {actual[i:i + 40]!r}"
+    i = next(
+        (k for k in range(min(len(expected), len(actual))) if expected[k] != actual[k]), min(len(expected), len(actual))
+    )
+    return f"at byte {i}: expected {expected[i : i + 40]!r}, got {actual[i : i + 40]!r}"

@@ -3,7 +3,7 @@ trampoline and writes one record (return value, hash of buffers) per input."""
 
 from __future__ import annotations
 
-from ..harness.inputs_c import render_inputs, ret_ctype, call_args
+from ..harness.inputs_c import call_args, render_inputs, ret_ctype
 from ..harness.plan import Plan
 from .program_state import render_snapshots
 
@@ -24,7 +24,7 @@ def _hash_buffers(plan: Plan) -> str:
     parts = ["uint64_t h = 0xcbf29ce484222325ULL;"]
     for k, p in enumerate(plan.params):
         if p.role == "array":
-            parts.append(f"h = sc_fnv(h, in->pv[{k}], in->len[{k}] * sizeof({p.elem.ctype}));")
+            parts.append(f"h = sc_fnv(h, in->pv[{k}], in->len[{k}] * sizeof({p.element.ctype}));")
         elif p.role == "cstring":
             parts.append(f"h = sc_fnv(h, in->pv[{k}], in->len[{k}] + 1);")
     return " ".join(parts)
@@ -37,18 +37,26 @@ def _show_input(plan: Plan, fn: str) -> str:
         if p.role == "float":
             lines.append(f'    printf("{sep}{p.name}=%.17g", ({p.ctype})in->fv[{k}]);')
         elif p.role in ("int", "bool", "length"):
-            fmt = '%lld' if p.signed else '%llu'
+            fmt = "%lld" if p.signed else "%llu"
             cast = "(long long)(int64_t)" if p.signed else "(unsigned long long)"
             lines.append(f'    printf("{sep}{p.name}={fmt}", {cast}in->iv[{k}]);')
         elif p.role == "cstring":
-            lines.append(f'    printf("{sep}{p.name}=\\""); for (size_t t = 0; t < in->len[{k}] && t < 48; t++) {{ unsigned char c = ((unsigned char*)in->pv[{k}])[t]; '
-                         f'if (c >= 32 && c < 127 && c != 34 && c != 92) putchar(c); else printf("\\\\x%02x", c); }} printf(in->len[{k}] > 48 ? "\\"... (%zu bytes)" : "\\"", in->len[{k}]);')
+            lines.append(
+                f'    printf("{sep}{p.name}=\\""); for (size_t t = 0; t < in->len[{k}] && t < 48; t++) {{ unsigned char c = ((unsigned char*)in->pv[{k}])[t]; '
+                f'if (c >= 32 && c < 127 && c != 34 && c != 92) putchar(c); else printf("\\\\x%02x", c); }} printf(in->len[{k}] > 48 ? "\\"... (%zu bytes)" : "\\"", in->len[{k}]);'
+            )
         else:
-            et = p.elem.ctype
-            fmt = "%.17g" if p.elem.role == "float" else ("%lld" if p.elem.signed else "%llu")
-            cast = "(double)" if p.elem.role == "float" else ("(long long)" if p.elem.signed else "(unsigned long long)")
-            lines.append(f'    printf("{sep}{p.name}={{"); for (size_t t = 0; t < in->len[{k}] && t < 12; t++) printf(t ? ", {fmt}" : "{fmt}", {cast}(({et}*)in->pv[{k}])[t]); '
-                         f'printf(in->len[{k}] > 12 ? ", ...}} (%zu elements)" : "}}", in->len[{k}]);')
+            et = p.element.ctype
+            fmt = "%.17g" if p.element.role == "float" else ("%lld" if p.element.signed else "%llu")
+            cast = (
+                "(double)"
+                if p.element.role == "float"
+                else ("(long long)" if p.element.signed else "(unsigned long long)")
+            )
+            lines.append(
+                f'    printf("{sep}{p.name}={{"); for (size_t t = 0; t < in->len[{k}] && t < 12; t++) printf(t ? ", {fmt}" : "{fmt}", {cast}(({et}*)in->pv[{k}])[t]); '
+                f'printf(in->len[{k}] > 12 ? ", ...}} (%zu elements)" : "}}", in->len[{k}]);'
+            )
     lines.append('    printf(")\\n");')
     return "\n".join(lines)
 
@@ -60,10 +68,10 @@ def _padded_call(plan: Plan) -> tuple[list[str], list[str]]:
         types, vals = [], []
     n_int = sum(1 for p in plan.params if p.role != "float")
     n_sse = sum(1 for p in plan.params if p.role == "float")
-    for k in range(n_int, 6):
+    for _ in range(n_int, 6):
         types.append("uint64_t")
         vals.append("sc_next(&jr)")
-    for k in range(n_sse, 8):
+    for _ in range(n_sse, 8):
         types.append("double")
         vals.append("sc_bits_double(sc_next(&jr))")
     return types, vals
@@ -78,8 +86,10 @@ def render_verify(plan: Plan, seed: int, n_random: int, snapshots: str = "") -> 
     if plan.ret is None:
         show_ret = 'printf("(void)\\n");'
     elif plan.ret.role == "float":
-        show_ret = (f'{{ {plan.ret.ctype} v; memcpy(&v, &bits, sizeof v); '
-                    f'printf("%.17g (bits 0x%0{plan.ret.bits // 4}llx)\\n", (double)v, (unsigned long long)bits); }}')
+        show_ret = (
+            f"{{ {plan.ret.ctype} v; memcpy(&v, &bits, sizeof v); "
+            f'printf("%.17g (bits 0x%0{plan.ret.bits // 4}llx)\\n", (double)v, (unsigned long long)bits); }}'
+        )
     elif plan.ret.role == "int" and plan.ret.signed:
         show_ret = 'printf("%lld\\n", (long long)(int64_t)bits);'
     else:

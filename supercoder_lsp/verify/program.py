@@ -43,8 +43,13 @@ def _show(b: bytes) -> str:
     return repr(s)
 
 
-def run_tests(exe: Path, tests: list[tuple[str, Path, Path]], timeout: float = 10.0,
-              expected_status: dict[str, int] | None = None, env: dict | None = None) -> ProgramCheck:
+def run_tests(
+    exe: Path,
+    tests: list[tuple[str, Path, Path]],
+    timeout: float = 10.0,
+    expected_status: dict[str, int] | None = None,
+    env: dict | None = None,
+) -> ProgramCheck:
     """Run every test; `env` adds to the program's environment (the checking allocator)."""
     passed = 0
     for name, inp, out in tests:
@@ -53,7 +58,9 @@ def run_tests(exe: Path, tests: list[tuple[str, Path, Path]], timeout: float = 1
             what = r.stderr.split(ABI_MARK, 1)[1].splitlines()[0]
             return ProgramCheck(False, "abi-violation", f"test {name}: {what}", passed)
         if r.killed_by_seccomp:
-            return ProgramCheck(False, "unsafe", f"test {name}: made a forbidden system call; the seccomp filter stopped it", passed)
+            return ProgramCheck(
+                False, "unsafe", f"test {name}: made a forbidden system call; the seccomp filter stopped it", passed
+            )
         if r.timed_out:
             return ProgramCheck(False, "timeout", f"test {name}: no result within {timeout:.0f}s", passed)
         if r.returncode < 0:
@@ -63,6 +70,8 @@ def run_tests(exe: Path, tests: list[tuple[str, Path, Path]], timeout: float = 1
             return ProgramCheck(False, "wrong-output", f"test {name}: {first_difference(expected, r.stdout)}", passed)
         want = (expected_status or {}).get(name)
         if want is not None and r.returncode != want:
-            return ProgramCheck(False, "wrong-output", f"test {name}: exit status {r.returncode}, the -O3 program's is {want}", passed)
+            return ProgramCheck(
+                False, "wrong-output", f"test {name}: exit status {r.returncode}, the -O3 program's is {want}", passed
+            )
         passed += 1
     return ProgramCheck(True, None, f"{passed} program tests pass", passed)

@@ -62,10 +62,10 @@ def data_symbols(obj: Path, sections: tuple[str, ...]) -> dict[str, tuple[int, i
         elf = ELFFile(fh)
         names = {i: s.name for i, s in enumerate(elf.iter_sections())}
         relocated: dict[str, list[int]] = {}
-        for sec in elf.iter_sections():
-            if isinstance(sec, RelocationSection):
-                target = names.get(sec["sh_info"], "")
-                relocated.setdefault(target, []).extend(r["r_offset"] for r in sec.iter_relocations())
+        for rsec in elf.iter_sections():
+            if isinstance(rsec, RelocationSection):
+                target = names.get(rsec["sh_info"], "")
+                relocated.setdefault(target, []).extend(r["r_offset"] for r in rsec.iter_relocations())
         symtab = elf.get_section_by_name(".symtab")
         if not isinstance(symtab, SymbolTableSection):
             return {}
@@ -73,13 +73,13 @@ def data_symbols(obj: Path, sections: tuple[str, ...]) -> dict[str, tuple[int, i
             if sym["st_info"]["type"] != "STT_OBJECT" or not isinstance(sym["st_shndx"], int) or not sym.name:
                 continue
             seen[sym.name] = seen.get(sym.name, 0) + 1
-            sec = names.get(sym["st_shndx"], "")
-            if sec not in sections or not sym["st_size"]:
+            where = names.get(sym["st_shndx"], "")
+            if where not in sections or not sym["st_size"]:
                 continue
             lo, size = sym["st_value"], sym["st_size"]
-            if any(lo <= off < lo + size for off in relocated.get(sec, ())):
+            if any(lo <= off < lo + size for off in relocated.get(where, [])):
                 continue  # a pointer: its value means nothing in another process
-            out[sym.name] = (sections.index(sec), lo, size)
+            out[sym.name] = (sections.index(where), lo, size)
     return {k: v for k, v in out.items() if seen.get(k) == 1}
 
 
@@ -95,29 +95,43 @@ def _recorder(rest_obj: Path, base_obj: Path, function: str, workdir: Path, comp
     stub = workdir / "stub.rec.o"
     build.assemble(stub_src, stub)
     rec = workdir / "record.rec.o"
-    build.run_tool(["gcc", "-O1", "-w", "-c", str(include_dir() / "sc_record.c"), "-o", str(rec)], "compile state recorder")
+    build.run_tool(
+        ["gcc", "-O1", "-w", "-c", str(include_dir() / "sc_record.c"), "-o", str(rec)], "compile state recorder"
+    )
     exe = workdir / "program.rec"
     build.link([rest, impl, stub, rec], exe, compiler=compiler)
     return exe, data_symbols(rest, ("sc_rdata", "sc_rbss"))
 
 
 def _parse(data: bytes, layout: dict[str, tuple[int, int, int]]) -> list[Snapshot]:
-    out, pos = [], 0
+    out: list[Snapshot] = []
+    pos = 0
     while pos + 32 <= len(data) and len(out) < MAX_SNAPSHOTS:
         magic, call, n_data, n_bss = struct.unpack_from("<4Q", data, pos)
         pos += 32
         if magic != RECORD_MAGIC or pos + n_data + n_bss > len(data):
             break
-        regions = (data[pos:pos + n_data], data[pos + n_data:pos + n_data + n_bss])
+        regions = (data[pos : pos + n_data], data[pos + n_data : pos + n_data + n_bss])
         pos += n_data + n_bss
-        values = {name: regions[sec][off:off + size] for name, (sec, off, size) in layout.items()
-                  if off + size <= len(regions[sec])}
+        values = {
+            name: regions[sec][off : off + size]
+            for name, (sec, off, size) in layout.items()
+            if off + size <= len(regions[sec])
+        }
         out.append(Snapshot(call, values))
     return out
 
 
-def record_states(rest_obj: Path, base_obj: Path, function: str, workdir: Path, *, compiler: str = "gcc",
-                  stdin_files: list[Path] = (), workload: str | None = None) -> list[Snapshot]:
+def record_states(
+    rest_obj: Path,
+    base_obj: Path,
+    function: str,
+    workdir: Path,
+    *,
+    compiler: str = "gcc",
+    stdin_files: list[Path] | tuple[Path, ...] = (),
+    workload: str | None = None,
+) -> list[Snapshot]:
     """Snapshots of the file's globals at the function's calls, over the program's own inputs."""
     workdir.mkdir(parents=True, exist_ok=True)
     exe, layout = _recorder(rest_obj, base_obj, function, workdir, compiler)
@@ -130,8 +144,14 @@ def record_states(rest_obj: Path, base_obj: Path, function: str, workdir: Path, 
     for argv, stdin in runs:
         fd, path = tempfile.mkstemp(prefix="sc-state-", dir=workdir)
         try:
-            run_limited(argv, timeout=60, stdin_path=stdin, pass_fds=(fd,), env={"SC_RECORD_FD": str(fd)},
-                        cwd=os.getcwd() if stdin is None else None)
+            run_limited(
+                argv,
+                timeout=60,
+                stdin_path=stdin,
+                pass_fds=(fd,),
+                env={"SC_RECORD_FD": str(fd)},
+                cwd=os.getcwd() if stdin is None else None,
+            )
             snaps += _parse(Path(path).read_bytes(), layout)
         finally:
             os.close(fd)
@@ -151,19 +171,32 @@ def render_snapshots(snaps: list[Snapshot], support_obj: Path | None) -> str:
     if support_obj is not None and snaps:
         where = data_symbols(support_obj, ("sc_gdata", "sc_gbss"))
         for s in snaps:
-            ents = [(where[n][0], where[n][1], b) for n, b in sorted(s.values.items())
-                    if n in where and where[n][2] == len(b)]
+            ents = [
+                (where[n][0], where[n][1], b)
+                for n, b in sorted(s.values.items())
+                if n in where and where[n][2] == len(b)
+            ]
             if ents and sum(len(b) for _, _, b in ents) <= MAX_BYTES:
                 entries.append(ents)
-    lines = [f"#define SC_NSNAP {len(entries)}",
-             "typedef struct { int sec; unsigned off, len; const unsigned char *bytes; } sc_snap_entry;"]
+    lines = [
+        f"#define SC_NSNAP {len(entries)}",
+        "typedef struct { int sec; unsigned off, len; const unsigned char *bytes; } sc_snap_entry;",
+    ]
     for k, ents in enumerate(entries):
         for j, (_, _, b) in enumerate(ents):
             lines.append(f"static const unsigned char sc_snap{k}_{j}[] = {{{', '.join(str(x) for x in b)}}};")
         body = ", ".join(f"{{{sec}, {off}, {len(b)}, sc_snap{k}_{j}}}" for j, (sec, off, b) in enumerate(ents))
         lines.append(f"static const sc_snap_entry sc_snap{k}[] = {{{body}}};")
-    lines.append("static const sc_snap_entry *const sc_snaps[] = {" + ", ".join(f"sc_snap{k}" for k in range(len(entries)))
-                 + ("" if entries else "0") + "};")
-    lines.append("static const unsigned sc_snap_len[] = {" + ", ".join(str(len(e)) for e in entries)
-                 + ("" if entries else "0") + "};")
+    lines.append(
+        "static const sc_snap_entry *const sc_snaps[] = {"
+        + ", ".join(f"sc_snap{k}" for k in range(len(entries)))
+        + ("" if entries else "0")
+        + "};"
+    )
+    lines.append(
+        "static const unsigned sc_snap_len[] = {"
+        + ", ".join(str(len(e)) for e in entries)
+        + ("" if entries else "0")
+        + "};"
+    )
     return "\n".join(lines)

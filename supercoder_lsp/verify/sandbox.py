@@ -21,6 +21,7 @@ import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from ..harness.contract import EXIT_NO_SANDBOX
 
@@ -35,7 +36,7 @@ class SandboxUnavailable(RuntimeError):
 @dataclass
 class RunResult:
     returncode: int
-    stdout: str | bytes
+    stdout: Any  # bytes when run with binary=True, else str
     stderr: str
     timed_out: bool
     seconds: float
@@ -57,6 +58,7 @@ def _limits(cpu_seconds: int):
         resource.setrlimit(resource.RLIMIT_FSIZE, (FILE_SIZE, FILE_SIZE))
         resource.setrlimit(resource.RLIMIT_NOFILE, (16, 16))
         resource.setrlimit(resource.RLIMIT_NPROC, (0, 0))  # not enforced for root: seccomp blocks fork there
+
     return apply
 
 
@@ -67,18 +69,35 @@ def _env() -> dict:
     return env
 
 
-def run_limited(argv: list[str], *, timeout: float, stdin_path: str | None = None, binary: bool = False,
-                pass_fds: tuple[int, ...] = (), cwd: str | None = None, env: dict | None = None) -> RunResult:
+def run_limited(
+    argv: list[str],
+    *,
+    timeout: float,
+    stdin_path: str | None = None,
+    binary: bool = False,
+    pass_fds: tuple[int, ...] = (),
+    cwd: str | None = None,
+    env: dict | None = None,
+) -> RunResult:
     """Run argv contained; stdout as bytes when `binary`; `pass_fds` stay open in the child
     (the harness's record descriptor); `cwd` instead of a fresh scratch directory (a user's workload
     command, whose paths are relative to where the user runs the tool); `env` adds to the minimal environment."""
     t0 = time.perf_counter()
     scratch = tempfile.mkdtemp(prefix="sc-scratch-")
-    stdin = open(stdin_path, "rb") if stdin_path else subprocess.DEVNULL
+    stdin: Any = open(stdin_path, "rb") if stdin_path else subprocess.DEVNULL
     try:
-        p = subprocess.Popen([str(Path(argv[0]).resolve()), *argv[1:]], cwd=cwd or scratch, stdin=stdin,
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
-                             preexec_fn=_limits(int(timeout) + 2), close_fds=True, pass_fds=pass_fds, env={**_env(), **(env or {})})
+        p = subprocess.Popen(
+            [str(Path(argv[0]).resolve()), *argv[1:]],
+            cwd=cwd or scratch,
+            stdin=stdin,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            start_new_session=True,
+            preexec_fn=_limits(int(timeout) + 2),
+            close_fds=True,
+            pass_fds=pass_fds,
+            env={**_env(), **(env or {})},
+        )
         try:
             out, err = p.communicate(timeout=timeout)
             timed_out = False
@@ -104,9 +123,11 @@ def run_limited(argv: list[str], *, timeout: float, stdin_path: str | None = Non
 
 
 def unavailable_message() -> str:
-    return ("this machine cannot install a seccomp filter, so untrusted candidates cannot be contained; "
-            "refusing to run them. Run on a Linux kernel with seccomp, or opt in to running them "
-            "uncontained with --allow-unsandboxed (or SUPERCODER_ALLOW_UNSANDBOXED=1).")
+    return (
+        "this machine cannot install a seccomp filter, so untrusted candidates cannot be contained; "
+        "refusing to run them. Run on a Linux kernel with seccomp, or opt in to running them "
+        "uncontained with --allow-unsandboxed (or SUPERCODER_ALLOW_UNSANDBOXED=1)."
+    )
 
 
 @functools.cache
@@ -140,10 +161,14 @@ def _probe() -> bool:
     d = Path(tempfile.mkdtemp(prefix="sc-probe-"))
     try:
         src = d / "probe.c"
-        src.write_text('#include "sc_sandbox.h"\n#include <stdio.h>\n'
-                       "int main(void){ if (sc_sandbox_install(SC_PROGRAM, -1)) return 3; write(1, \"ok\", 2);"
-                       " syscall(SYS_getppid); return 4; }\n")
-        build.run_tool(["gcc", "-O1", "-I", str(include_dir()), str(src), "-o", str(d / "probe")], "build sandbox probe")
+        src.write_text(
+            '#include "sc_sandbox.h"\n#include <stdio.h>\n'
+            'int main(void){ if (sc_sandbox_install(SC_PROGRAM, -1)) return 3; write(1, "ok", 2);'
+            " syscall(SYS_getppid); return 4; }\n"
+        )
+        build.run_tool(
+            ["gcc", "-O1", "-I", str(include_dir()), str(src), "-o", str(d / "probe")], "build sandbox probe"
+        )
         p = subprocess.run([str(d / "probe")], capture_output=True, timeout=10)
         return p.stdout == b"ok" and p.returncode == -signal.SIGSYS
     finally:

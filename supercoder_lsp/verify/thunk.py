@@ -24,8 +24,11 @@ from ..harness.contract import EXIT_THUNK_ABI
 
 ABI_MARK = "supercoder: abi-violation: "
 # glibc's checking allocator; its reports go to stderr (not /dev/tty, which the sandbox would refuse)
-CHECKING_ALLOCATOR = {"LD_PRELOAD": "libc_malloc_debug.so.0", "GLIBC_TUNABLES": "glibc.malloc.check=3",
-                      "LIBC_FATAL_STDERR_": "1"}
+CHECKING_ALLOCATOR = {
+    "LD_PRELOAD": "libc_malloc_debug.so.0",
+    "GLIBC_TUNABLES": "glibc.malloc.check=3",
+    "LIBC_FATAL_STDERR_": "1",
+}
 
 
 def called_externals(obj: Path, function: str) -> list[str]:
@@ -49,8 +52,10 @@ def called_externals(obj: Path, function: str) -> list[str]:
 
 
 def _stub(sym: str) -> str:
-    return (f"\t.globl\tsc_chk_{sym}\n\t.hidden\tsc_chk_{sym}\n\t.type\tsc_chk_{sym}, @function\nsc_chk_{sym}:\n\tleaq\t8(%rsp), %r11\n\ttestq\t$15, %r11\n"
-            f"\tjne\t.Lsc_align\n\tjmp\t{sym}@PLT\n\t.size\tsc_chk_{sym}, .-sc_chk_{sym}\n")
+    return (
+        f"\t.globl\tsc_chk_{sym}\n\t.hidden\tsc_chk_{sym}\n\t.type\tsc_chk_{sym}, @function\nsc_chk_{sym}:\n\tleaq\t8(%rsp), %r11\n\ttestq\t$15, %r11\n"
+        f"\tjne\t.Lsc_align\n\tjmp\t{sym}@PLT\n\t.size\tsc_chk_{sym}, .-sc_chk_{sym}\n"
+    )
 
 
 def checked_objects(cand_obj: Path, function: str, workdir: Path) -> list[Path]:
@@ -59,8 +64,9 @@ def checked_objects(cand_obj: Path, function: str, workdir: Path) -> list[Path]:
     impl = workdir / f"{cand_obj.stem}.checked.o"
     shutil.copyfile(cand_obj, impl)
     calls = called_externals(cand_obj, function)
-    build.objcopy(impl, f"--redefine-sym={function}=sc_impl_{function}",
-                  *[f"--redefine-sym={s}=sc_chk_{s}" for s in calls])
+    build.objcopy(
+        impl, f"--redefine-sym={function}=sc_impl_{function}", *[f"--redefine-sym={s}=sc_chk_{s}" for s in calls]
+    )
     template = (resources.files("supercoder_lsp.harness") / "sc_thunk.S").read_text()
     thunk = workdir / f"{cand_obj.stem}.thunk.o"
     text = template.replace("@FN@", function).replace("@EXIT@", str(EXIT_THUNK_ABI))

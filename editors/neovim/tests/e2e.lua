@@ -36,8 +36,8 @@ vim.api.nvim_create_autocmd("User", {
   pattern = "SupercoderStatus",
   callback = function(args)
     local s = args.data
-    R.statuses[#R.statuses + 1] = { running = s.running, message = s.message, last = s.last, status = sc.status(),
-      at = elapsed() }
+    R.statuses[#R.statuses + 1] =
+      { running = s.running, message = s.message, last = s.last, status = sc.status(), at = elapsed() }
   end,
 })
 
@@ -89,11 +89,21 @@ step("attach", function()
     return client() ~= nil
   end)
   local c = client()
-  R.client = { name = c.name, cmd = c.config.cmd, root_dir = c.config.root_dir, init_options = c.config.init_options,
-    settings = c.config.settings }
+  R.client = {
+    name = c.name,
+    cmd = c.config.cmd,
+    root_dir = c.config.root_dir,
+    init_options = c.config.init_options,
+    settings = c.config.settings,
+  }
   R.commands = {}
-  for _, name in ipairs({ "SupercoderOptimize", "SupercoderShowAsm", "SupercoderInfo", "SupercoderRerun",
-    "SupercoderClearCache" }) do
+  for _, name in ipairs({
+    "SupercoderOptimize",
+    "SupercoderShowAsm",
+    "SupercoderInfo",
+    "SupercoderRerun",
+    "SupercoderClearCache",
+  }) do
     R.commands[name] = vim.api.nvim_buf_get_commands(buf, {})[name] ~= nil
   end
 end)

@@ -53,6 +53,7 @@ function target(deps: Deps, uri?: string, name?: string): { uri: string; name: s
   return { uri: ed.uri, name: fn };
 }
 
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- VS Code passes command arguments untyped
 export function makeCommands(deps: Deps): Record<string, (...args: any[]) => Promise<unknown> | void> {
   return {
     [COMMANDS.optimizeAtCursor]: async (uri?: string, name?: string) => {

@@ -37,6 +37,7 @@ export function serverSettings(cfg: ConfigReader): Record<string, unknown> {
 }
 
 export function currentServerSettings(scope?: { uri: unknown }): Record<string, unknown> {
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a scope of any kind VS Code accepts
   return serverSettings(getConfiguration("supercoder", scope as any));
 }
 

@@ -43,8 +43,10 @@ function M.check()
   if vim.fn.has("nvim-0.10") == 1 then
     ok("Neovim " .. version)
   else
-    err("Neovim " .. version .. ": supercoder.nvim needs Neovim >= 0.10",
-      { "upgrade Neovim, or start supercoder-lsp --stdio from your LSP client's own configuration" })
+    err(
+      "Neovim " .. version .. ": supercoder.nvim needs Neovim >= 0.10",
+      { "upgrade Neovim, or start supercoder-lsp --stdio from your LSP client's own configuration" }
+    )
     return
   end
   local sc = require("supercoder")
@@ -53,7 +55,10 @@ function M.check()
   elseif vim.fn.has("nvim-0.11") == 1 and vim.lsp.is_enabled and vim.lsp.is_enabled("supercoder") then
     ok('enabled with vim.lsp.enable("supercoder")')
   else
-    warn("setup() was not called: the server does not start", { 'add require("supercoder").setup({}) to your init.lua' })
+    warn(
+      "setup() was not called: the server does not start",
+      { 'add require("supercoder").setup({}) to your init.lua' }
+    )
   end
 
   start("supercoder: language server")
@@ -69,22 +74,26 @@ function M.check()
     if code == 0 and out:match("%d+%.%d+") then
       ok(("`%s` prints %s"):format(table.concat(argv, " "), first_line(out)))
     else
-      err(("`%s` failed (exit %s): %s"):format(table.concat(argv, " "), tostring(code), first_line(out)),
-        { "reinstall the server: pip install -e . in the supercoder-lsp clone (or make setup)" })
+      err(
+        ("`%s` failed (exit %s): %s"):format(table.concat(argv, " "), tostring(code), first_line(out)),
+        { "reinstall the server: pip install -e . in the supercoder-lsp clone (or make setup)" }
+      )
     end
     if cmd[2] == "-m" and cmd[3] == "supercoder_lsp" then
       local icode, iout = run({ exe, "-c", "import supercoder_lsp" })
       if icode == 0 then
         ok(exe .. " imports supercoder_lsp")
       else
-        err(exe .. " cannot import supercoder_lsp: " .. first_line(iout),
-          { "install it into that Python: " .. exe .. " -m pip install supercoder-lsp (or -e . from a clone)" })
+        err(
+          exe .. " cannot import supercoder_lsp: " .. first_line(iout),
+          { "install it into that Python: " .. exe .. " -m pip install supercoder-lsp (or -e . from a clone)" }
+        )
       end
     end
   else
     err(("server command not executable: %s"):format(exe), {
-      "put the venv's bin on PATH, or setup({ python = \"/path/to/supercoder-lsp/.venv/bin/python\" })",
-      "or setup({ cmd = { \"/path/to/supercoder-lsp\", \"--stdio\" } })",
+      'put the venv\'s bin on PATH, or setup({ python = "/path/to/supercoder-lsp/.venv/bin/python" })',
+      'or setup({ cmd = { "/path/to/supercoder-lsp", "--stdio" } })',
     })
   end
 
@@ -109,8 +118,14 @@ function M.check()
       or client.request_sync("workspace/executeCommand", req, 10000)
     local i = res and res.result
     if type(i) == "table" then
-      ok(("server %s; root %s; cache %s; %d job(s)"):format(tostring(i.version), tostring(i.root),
-        tostring(i.cacheDir), type(i.jobs) == "table" and #i.jobs or 0))
+      ok(
+        ("server %s; root %s; cache %s; %d job(s)"):format(
+          tostring(i.version),
+          tostring(i.root),
+          tostring(i.cacheDir),
+          type(i.jobs) == "table" and #i.jobs or 0
+        )
+      )
     else
       warn("supercoder.info did not answer: " .. vim.inspect(res and res.err))
     end

@@ -88,7 +88,7 @@ local function check_options(opts)
     return true
   end
   if opts.cmd ~= nil and not list_of_strings(opts.cmd) then
-    return "`cmd` must be a list of strings, e.g. { \"supercoder-lsp\", \"--stdio\" }"
+    return '`cmd` must be a list of strings, e.g. { "supercoder-lsp", "--stdio" }'
   end
   if opts.python ~= nil and type(opts.python) ~= "string" then
     return "`python` must be the path of a Python executable"
@@ -168,8 +168,17 @@ end
 
 -- -- the function at the cursor ----------------------------------------------------------------
 
-local KEYWORDS = { ["if"] = true, ["while"] = true, ["for"] = true, ["switch"] = true, ["return"] = true,
-  ["sizeof"] = true, ["do"] = true, ["else"] = true, ["defined"] = true }
+local KEYWORDS = {
+  ["if"] = true,
+  ["while"] = true,
+  ["for"] = true,
+  ["switch"] = true,
+  ["return"] = true,
+  ["sizeof"] = true,
+  ["do"] = true,
+  ["else"] = true,
+  ["defined"] = true,
+}
 
 --- The function a definition header on this line names, e.g. "popcount" for
 --- `__attribute__((noinline)) int popcount(unsigned long x) {`; nil for other lines.
@@ -319,8 +328,12 @@ function M.on_status(_, params, ctx)
       pcall(vim.lsp.codelens.refresh, { bufnr = buf })
     end
   end
-  M.state = { running = tonumber(value(params.running)) or 0, message = value(params.message) or "",
-    last = value(params.last), seen = true }
+  M.state = {
+    running = tonumber(value(params.running)) or 0,
+    message = value(params.message) or "",
+    last = value(params.last),
+    seen = true,
+  }
   pcall(vim.api.nvim_exec_autocmds, "User", { pattern = "SupercoderStatus", modeline = false, data = M.state })
   pcall(vim.cmd, "redrawstatus")
 end
@@ -430,7 +443,11 @@ local commands = {
         if type(info) ~= "table" then
           return notify("no answer to supercoder.info", vim.log.levels.WARN)
         end
-        vim.lsp.util.open_floating_preview(M.format_info(info), "", { border = "rounded", focus_id = "supercoder-info" })
+        vim.lsp.util.open_floating_preview(
+          M.format_info(info),
+          "",
+          { border = "rounded", focus_id = "supercoder-info" }
+        )
       end)
     end,
     { desc = "SuperCoder: server version, settings and jobs" },

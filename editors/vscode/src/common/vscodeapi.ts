@@ -33,10 +33,12 @@ export function createStatusBarItem(id: string, priority: number): StatusBarItem
   return vscode.window.createStatusBarItem(id, vscode.StatusBarAlignment.Left, priority);
 }
 
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- VS Code passes command arguments untyped
 export function registerCommand(command: string, callback: (...args: any[]) => any): Disposable {
   return vscode.commands.registerCommand(command, callback);
 }
 
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- VS Code passes command arguments untyped
 export function executeCommand<T>(command: string, ...rest: any[]): Thenable<T> {
   return vscode.commands.executeCommand<T>(command, ...rest);
 }

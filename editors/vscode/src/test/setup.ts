@@ -1,5 +1,6 @@
 // Loaded with `node --require` before the unit tests: `require("vscode")` gets this fake, which holds
 // just what src/common/vscodeapi.ts uses. Tests set `fake.config` to play the user's settings.
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- the Node module loader, to hand tests a fake vscode
 import Module = require("module");
 
 export const fake = {
@@ -25,7 +26,9 @@ const vscode = {
   },
 };
 
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- the fake module loader hooks Node internals
 const original = (Module as any)._load;
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- the fake module loader hooks Node internals
 (Module as any)._load = function (request: string, ...rest: unknown[]) {
   return request === "vscode" ? vscode : original.call(this, request, ...rest);
 };
