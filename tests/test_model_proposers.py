@@ -131,7 +131,21 @@ def test_missing_model_settings_say_what_to_pass():
         timeout=60,
         env={"PATH": "/usr/bin:/bin"},
     )
-    assert p.returncode == 2 and "--base-url URL --model NAME" in p.stderr
+    assert p.returncode == 2 and "--base-url URL (or OPENAI_BASE_URL)" in p.stderr
+
+
+def test_openai_base_url_alone_asks_a_one_model_server_for_its_model(monkeypatch):
+    """As the openai client does: OPENAI_BASE_URL from the environment, and no --model for a server that serves one."""
+    from supercoder_lsp.propose.openai_proposer import OpenAIProposer, OpenAISettings, ProposerUnavailable
+
+    with Stub(lambda req, k: ["```assembly\n\tret\n```"], models=("sc-7b",)) as stub:
+        monkeypatch.setenv("OPENAI_BASE_URL", stub.url)
+        prop = OpenAIProposer(OpenAISettings())
+        assert (prop.base_url, prop.model) == (stub.url, "sc-7b")
+    with Stub(lambda req, k: [], models=("a", "b")) as stub:
+        monkeypatch.setenv("OPENAI_BASE_URL", stub.url)
+        with pytest.raises(ProposerUnavailable, match=r"serves 2 models \(a, b\); give --model NAME"):
+            OpenAIProposer(OpenAISettings())
 
 
 @pytest.fixture(scope="module")

@@ -117,11 +117,11 @@ def merge(settings: Settings, raw: dict | None, source: str) -> list[str]:
             problems.append(f"{source}: '{key}' must be {what}, got {value!r}; keeping {getattr(settings, attr)!r}")
     needs = {
         "replay": ("candidates_dir", "'candidatesDir'"),
-        "openai": ("base_url", "'baseUrl' and 'model'"),
+        "openai": ("base_url", "'baseUrl' (and 'model' when the server serves several)"),
         "hf": ("hf_model", "'hfModel'"),
     }
     for prop, (attr, what) in needs.items():
-        missing = not getattr(settings, attr) or (prop == "openai" and not settings.model)
+        missing = not getattr(settings, attr)
         if prop in settings.proposers and missing:
             problems.append(f"{source}: the {prop} proposer needs {what}; leaving it out")
             settings.proposers = [p for p in settings.proposers if p != prop] or ["compilers"]

@@ -1,8 +1,9 @@
 """Proposer for any OpenAI-compatible endpoint (`vllm serve`, llama.cpp's server, a hosted API).
 
 Needs the optional extra: pip install "supercoder-lsp[openai]". Base URL, model
-and key come from the settings or the environment (SUPERCODER_OPENAI_BASE_URL
-or OPENAI_BASE_URL, SUPERCODER_MODEL, OPENAI_API_KEY). N samples per request
+and key come from the settings or the environment as the openai client takes them
+(OPENAI_BASE_URL, OPENAI_API_KEY); with no model given, a server that serves one
+model (its /v1/models) is asked which. N samples per request
 (`n`), timeouts and retries with backoff are the client's; a server that is down
 or returns garbage gives a clear message, and the other proposers go on.
 """
@@ -44,12 +45,12 @@ class OpenAIProposer:
                 'the openai proposer needs its extra: pip install "supercoder-lsp[openai]"'
             ) from e
         self.s = s
-        self.base_url = s.base_url or os.environ.get("SUPERCODER_OPENAI_BASE_URL") or os.environ.get("OPENAI_BASE_URL")
-        self.model = s.model or os.environ.get("SUPERCODER_MODEL")
-        if not self.base_url or not self.model:
+        # the openai client's own names first; SUPERCODER_* as older aliases
+        self.base_url = s.base_url or os.environ.get("OPENAI_BASE_URL") or os.environ.get("SUPERCODER_OPENAI_BASE_URL")
+        if not self.base_url:
             raise ProposerUnavailable(
-                "the openai proposer needs a server URL and a model: --base-url URL --model NAME "
-                "(or SUPERCODER_OPENAI_BASE_URL and SUPERCODER_MODEL)"
+                "the openai proposer needs a server URL: --base-url URL (or OPENAI_BASE_URL); "
+                "--model NAME too when the server serves several models"
             )
         from openai import OpenAI
 
@@ -59,7 +60,25 @@ class OpenAIProposer:
             timeout=s.timeout,
             max_retries=s.retries,
         )
+        self.model = s.model or os.environ.get("SUPERCODER_MODEL") or self._only_model()
         self.note: str | None = None
+
+    def _only_model(self) -> str:
+        """The model a server serves when it serves one (its /v1/models), as `vllm serve` does."""
+        try:
+            ids = [m.id for m in self.client.models.list()]
+        except Exception as e:
+            raise ProposerUnavailable(
+                f"no --model given and {self.base_url}/models could not be read ({type(e).__name__}: {e}); "
+                "give --model NAME"
+            ) from e
+        if len(ids) != 1:
+            raise ProposerUnavailable(
+                f"no --model given and {self.base_url} serves {len(ids)} models"
+                + (f" ({', '.join(ids[:8])})" if ids else "")
+                + "; give --model NAME"
+            )
+        return ids[0]
 
     def settings(self) -> dict:
         return {
