@@ -25,6 +25,7 @@ from rich.table import Table
 
 from . import __version__, build
 from .pipeline import PROPOSERS, SCHEMA_VERSION, InputError, Options, Pipeline, Report
+from .results import headline
 from .serialize import to_json
 from .tools import ToolMissing
 from .verify.sandbox import SandboxUnavailable
@@ -245,7 +246,7 @@ def function_json(f) -> dict:
     cands = []
     for c in f.candidates:
         d = to_json(c)
-        d["speedup"] = c.timing.speedup if c.timing else None
+        d["speedup"] = c.timing.speedup if c.timing else None  # the function's own timing
         d["speedup_ci"] = list(c.timing.ci) if c.timing else None
         d["program_speedup"] = c.program_timing.speedup if c.program_timing else None
         d["program_speedup_ci"] = list(c.program_timing.ci) if c.program_timing else None
@@ -268,6 +269,8 @@ def function_json(f) -> dict:
         else {
             "label": best.label,
             "origin": best.origin,
+            "headline": headline(best),  # what the claim says, as the CLI and the editor show it
+            "decided_by": "function" if best.timing else "program",
             "speedup": best.timing.speedup if best.timing else None,
             "speedup_ci": list(best.timing.ci) if best.timing else None,
             "program_speedup": best.program_timing.speedup if best.program_timing else None,
@@ -311,17 +314,9 @@ def print_table(rep: Report, console: Console) -> None:
         console.print()
         head = f"[bold]{f.name}[/] {f.signature}" + ("  [dim](cached)[/]" if f.cached else "")
         console.print(head)
-        t = (best.timing or best.program_timing) if best is not None else None
-        if best is not None and t is not None:
-            uses = f", uses {', '.join(best.features)}" if best.features else ""
-            how = (
-                f"verified on {best.inputs_checked:,} inputs"
-                if best.inputs_checked
-                else f"only {best.tests_passed} program tests pass (no function harness)"
-            )
-            console.print(
-                f"  [green]{t.speedup:.2f}x faster (95% CI {t.ci[0]:.2f}-{t.ci[1]:.2f}){uses} - {how}[/]  ({escape(best.label)})"
-            )
+        claim = headline(best)
+        if best is not None and claim is not None:
+            console.print(f"  [green]{claim}[/]  ({escape(best.label)})")
             if best.program_timing and best.timing:
                 console.print(f"  whole program: {best.program_timing.detail}")
             if best.source_change:

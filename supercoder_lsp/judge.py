@@ -21,7 +21,8 @@ from .asm.screen import screen
 from .file_context import FileContext
 from .measure.hyperfine import command_for, time_programs
 from .measure.interleaved import InterleavedTimer, TimingError, TimingMismatch
-from .model import ACCEPTED, REJECTED, Candidate, CandidateResult, CFunction
+from .model import ACCEPTED, REJECTED, Candidate, CandidateResult, CFunction, Timing
+from .results import deciding_timing
 from .stopwatch import Stopwatch
 from .verify.function_check import FunctionHarness
 from .verify.program import first_difference, run_tests
@@ -199,7 +200,7 @@ class Judge:
     def _decide(self, r: CandidateResult) -> None:
         """Faster beyond the noise of its own run, and not slower as a whole program."""
         t, pt = r.timing, r.program_timing
-        decides = t or pt  # the function's timing, else the whole program's
+        decides = deciding_timing(r)
         if decides is None:
             raise Rejected("not-faster", "could not be timed: no function harness and no --bench-input/--workload")
         if not decides.significant:
@@ -269,12 +270,17 @@ def choose_best(accepted: list[CandidateResult]) -> CandidateResult:
     (intervals overlap), the one whose win is easiest to keep: a source-level
     attribute, then a flag, then a compiler change, then raw assembly."""
 
-    def timing(c):
-        return c.timing or c.program_timing
+    def timing(c: CandidateResult) -> Timing:
+        t = deciding_timing(c)
+        assert t is not None, "accepted candidates are timed"
+        return t
 
     top = max(accepted, key=lambda c: timing(c).speedup)
     tied = [c for c in accepted if timing(c).ci[1] >= timing(top).ci[0]]
     return min(
         tied,
-        key=lambda c: (CHANGE_PREFERENCE.get(c.source_change.kind, 3) if c.source_change else 3, -timing(c).speedup),
+        key=lambda c: (
+            CHANGE_PREFERENCE.get(c.source_change.kind, 3) if c.source_change else 3,
+            -timing(c).speedup,
+        ),
     )

@@ -176,7 +176,9 @@ class CandidateResult:
 
     @property
     def speedup(self) -> float | None:
-        return self.timing.speedup if self.timing else None
+        """The deciding speedup: the function's own timing, else the whole program's (results.deciding_timing)."""
+        t = self.timing or self.program_timing
+        return t.speedup if t else None
 
 
 @dataclass

@@ -32,6 +32,7 @@ from .measure.interleaved import InterleavedTimer, TimingSetup
 from .model import ACCEPTED, BuildConfig, Candidate, CandidateResult, CFunction, FunctionResult
 from .propose.base import Feedback, ProposalRequest, ProposerUnavailable
 from .propose.registry import NAMES, make_proposer
+from .results import no_win_summary
 from .source import parse_functions
 from .stopwatch import Stopwatch
 from .verify import LIMITS as VERIFICATION_LIMITS
@@ -436,11 +437,7 @@ class Pipeline:
             res.best = choose_best(accepted).label
             res.detail += f"{len(accepted)} of {len(res.candidates)} candidates verified faster"
             return
-        counts: dict[str, int] = {}
-        for c in res.candidates:
-            counts[c.reason or "?"] = counts.get(c.reason or "?", 0) + 1
-        tried = ", ".join(f"{v} {k}" for k, v in sorted(counts.items(), key=lambda kv: -kv[1]))
-        res.detail += f"no faster verified candidate ({len(res.candidates)} tried{': ' + tried if tried else ''})"
+        res.detail += no_win_summary(res.candidates)
 
     def _harness(self, ctx, fn, plan: Plan, base_obj: Path, fdir: Path):
         """Build the function harness; link the rest of the file when the function needs it."""

@@ -32,8 +32,13 @@ def _timing(d) -> Timing | None:
     return Timing(**d)
 
 
+_CANDIDATE_FIELDS = {f.name for f in dataclasses.fields(CandidateResult)}
+
+
 def candidate_from_json(d: dict) -> CandidateResult:
-    d = dict(d)
+    """A candidate from the cache's form or the report's (whose extra keys, such as its
+    speedup columns, are derived from these fields)."""
+    d = {k: v for k, v in d.items() if k in _CANDIDATE_FIELDS}
     d["timing"] = _timing(d.get("timing"))
     d["program_timing"] = _timing(d.get("program_timing"))
     d["source_change"] = SourceChange(**d["source_change"]) if d.get("source_change") else None

@@ -2,47 +2,42 @@
 
 from __future__ import annotations
 
+from supercoder_lsp.cli import function_json
 from supercoder_lsp.lsp import present
 from supercoder_lsp.lsp.settings import Settings, resolve
+from supercoder_lsp.model import CandidateResult, FunctionResult, Timing
 
 TEXT = "int f(int x) {\n    return x;\n}\nint g(int y) {\n    return y;\n}\n"
 
 
 def result(name: str, sp: float | None) -> dict:
+    """A function's result in the JSON form the worker sends (the CLI's --json), built from the typed values."""
+
+    def timing(x: float) -> Timing:
+        return Timing("interleaved", x, (x - 0.1, x + 0.1), (0.98, 1.02), x > 1.1, [], {}, f"{x:.2f}x")
+
     cands = [
-        {"label": "c1", "status": "rejected", "reason": "wrong-output", "speedup": None, "inputs_checked": 0},
-        {
-            "label": "c2",
-            "status": "rejected",
-            "reason": "not-faster",
-            "speedup": 0.98,
-            "speedup_ci": [0.9, 1.0],
-            "inputs_checked": 0,
-        },
+        CandidateResult("c1", "x", "rejected", "wrong-output", "f(x=1): expected 1, got 2", ""),
+        CandidateResult("c2", "x", "rejected", "not-faster", "no significant difference", "", timing=timing(0.98)),
     ]
     best = None
     if sp is not None:
         cands.append(
-            {
-                "label": "c3",
-                "status": "accepted",
-                "reason": None,
-                "speedup": sp,
-                "speedup_ci": [sp - 0.1, sp + 0.1],
-                "inputs_checked": 100252,
-                "tests_passed": 0,
-            }
+            CandidateResult(
+                "c3",
+                "x",
+                "accepted",
+                None,
+                "",
+                "f:\n\tret\n",
+                features=["cmov"],
+                inputs_checked=100252,
+                timing=timing(sp),
+            )
         )
-        best = {
-            "label": "c3",
-            "origin": "x",
-            "speedup": sp,
-            "speedup_ci": [sp - 0.1, sp + 0.1],
-            "features": ["cmov"],
-            "source_change": None,
-            "assembly": "f:\n\tret\n",
-        }
-    return {"name": name, "status": "done", "candidates": cands, "best": best, "baseline": {"assembly": ""}}
+        best = "c3"
+    fn = FunctionResult(name, None, "int (int)", "done", "", 1.0, candidates=cands, best=best)
+    return function_json(fn)
 
 
 def test_hint_only_where_a_verified_speedup_clears_the_threshold():

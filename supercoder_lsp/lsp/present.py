@@ -14,7 +14,9 @@ from pathlib import Path
 
 from lsprotocol import types
 
+from .. import results
 from ..model import CFunction
+from ..serialize import candidate_from_json
 from ..source import LineIndex, parse_functions
 from ..source.replaced import replaced_functions
 from .settings import Settings
@@ -27,23 +29,13 @@ def _best(result: dict | None) -> dict | None:
 
 
 def headline(result: dict) -> str | None:
-    """'1.62x faster (95% CI 1.55-1.70), uses popcnt - verified on 200,000 inputs', or None."""
+    """The claim of the best candidate, as results.headline wrote it into the JSON form."""
     best = _best(result)
-    if not best or best.get("speedup") is None and best.get("program_speedup") is None:
-        return None
-    sp = best["speedup"] if best.get("speedup") is not None else best["program_speedup"]
-    ci = best["speedup_ci"] if best.get("speedup") is not None else best["program_speedup_ci"]
-    uses = f", uses {', '.join(best['features'])}" if best.get("features") else ""
-    cand: dict = next((c for c in result["candidates"] if c["label"] == best["label"]), {})
-    how = (
-        f" - verified on {cand['inputs_checked']:,} inputs"
-        if cand.get("inputs_checked")
-        else f" - only {cand.get('tests_passed', 0)} program tests pass (no function harness)"
-    )
-    return f"{sp:.2f}x faster (95% CI {ci[0]:.2f}-{ci[1]:.2f}){uses}{how}"
+    return best.get("headline") if best else None
 
 
 def speedup(result: dict | None) -> float:
+    """The deciding speedup of the best candidate (results.deciding_timing)."""
     best = _best(result)
     if not best:
         return 0.0
@@ -51,11 +43,7 @@ def speedup(result: dict | None) -> float:
 
 
 def no_win_summary(result: dict) -> str:
-    counts: dict[str, int] = {}
-    for c in result.get("candidates", []):
-        counts[c["reason"] or "accepted"] = counts.get(c["reason"] or "accepted", 0) + 1
-    tried = ", ".join(f"{n} {r}" for r, n in sorted(counts.items(), key=lambda kv: -kv[1]))
-    return f"no faster verified candidate ({len(result.get('candidates', []))} tried{': ' + tried if tried else ''})"
+    return results.no_win_summary([candidate_from_json(c) for c in result.get("candidates", [])])
 
 
 @functools.lru_cache(maxsize=16)

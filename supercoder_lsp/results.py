@@ -1,0 +1,45 @@
+"""What a result claims, said one way everywhere: which timing decides, the headline of a
+verified win, and the summary when nothing won. The CLI, the language server's hints and
+the pipeline all say it through these functions (the JSON form carries their output)."""
+
+from __future__ import annotations
+
+from .model import CandidateResult, FunctionResult, Timing
+
+
+def deciding_timing(c: CandidateResult) -> Timing | None:
+    """The timing that decides "faster": the function's own (interleaved, over alignments)
+    where it has a harness, else the whole program's (hyperfine on the bench input or workload)."""
+    return c.timing or c.program_timing
+
+
+def claim_basis(c: CandidateResult) -> str:
+    """What the correctness claim rests on, in the user's words."""
+    if c.inputs_checked:
+        return f"verified on {c.inputs_checked:,} inputs"
+    return f"only {c.tests_passed} program tests pass (no function harness)"
+
+
+def headline(c: CandidateResult | None) -> str | None:
+    """'1.62x faster (95% CI 1.55-1.70), uses popcnt - verified on 200,000 inputs', or None."""
+    t = deciding_timing(c) if c is not None else None
+    if c is None or t is None:
+        return None
+    uses = f", uses {', '.join(c.features)}" if c.features else ""
+    return f"{t.speedup:.2f}x faster (95% CI {t.ci[0]:.2f}-{t.ci[1]:.2f}){uses} - {claim_basis(c)}"
+
+
+def no_win_summary(candidates: list[CandidateResult]) -> str:
+    """'no faster verified candidate (5 tried: 3 not-faster, 2 wrong-output)'."""
+    counts: dict[str, int] = {}
+    for c in candidates:
+        key = c.reason or ("accepted" if c.status == "accepted" else "?")
+        counts[key] = counts.get(key, 0) + 1
+    tried = ", ".join(f"{n} {r}" for r, n in sorted(counts.items(), key=lambda kv: -kv[1]))
+    return f"no faster verified candidate ({len(candidates)} tried{': ' + tried if tried else ''})"
+
+
+def best_speedup(fn: FunctionResult) -> float:
+    best = fn.best_result()
+    t = deciding_timing(best) if best is not None else None
+    return t.speedup if t is not None else 0.0
