@@ -21,7 +21,7 @@ from .asm.screen import screen
 from .file_context import FileContext
 from .measure.hyperfine import command_for, time_programs
 from .measure.interleaved import InterleavedTimer, TimingError, TimingMismatch
-from .model import ACCEPTED, REJECTED, Candidate, CandidateResult, CFunction, Timing
+from .model import ACCEPTED, REJECTED, Candidate, CandidateResult, CFunction, Reason, Timing
 from .results import deciding_timing
 from .stopwatch import Stopwatch
 from .verify.function_check import FunctionHarness
@@ -31,11 +31,11 @@ from .verify.thunk import CHECKING_ALLOCATOR, checked_objects
 
 
 class Rejected(Exception):
-    """A check's verdict: the reason (one of model.REASONS) and what a user needs to see."""
+    """A check's verdict: the reason (a model.Reason; anything else is a bug here) and what a user needs to see."""
 
     def __init__(self, reason: str, detail: str):
         super().__init__(f"{reason}: {detail}")
-        self.reason, self.detail = reason, detail
+        self.reason, self.detail = Reason(reason), detail
 
 
 def _first(problems: list[str], n: int = 4) -> str:

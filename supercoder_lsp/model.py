@@ -7,6 +7,7 @@ server know about terminals and editors.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from enum import StrEnum
 
 # --- source -----------------------------------------------------------------
 
@@ -125,22 +126,32 @@ class Candidate:
 
 # --- verdicts and measurements ------------------------------------------------
 
-ACCEPTED = "accepted"
-REJECTED = "rejected"
+class Status(StrEnum):
+    """A candidate's verdict. A StrEnum: it is its own JSON value ("accepted")."""
 
-REASONS = (
-    "assemble-error",
-    "unusable",  # a reply or file that holds no assembly of the function (no code block, another function)
-    "link-error",
-    "unsafe",
-    "wrong-output",
-    "crash",
-    "timeout",
-    "abi-violation",
-    "unsupported-cpu",
-    "not-faster",
-    "duplicate",
-)
+    ACCEPTED = "accepted"
+    REJECTED = "rejected"
+
+
+class Reason(StrEnum):
+    """Why a candidate was rejected: correctness and safety first, then speed."""
+
+    ASSEMBLE_ERROR = "assemble-error"
+    UNUSABLE = "unusable"  # a reply or file that holds no assembly of the function (no code block, another function)
+    LINK_ERROR = "link-error"
+    UNSAFE = "unsafe"
+    WRONG_OUTPUT = "wrong-output"
+    CRASH = "crash"
+    TIMEOUT = "timeout"
+    ABI_VIOLATION = "abi-violation"
+    UNSUPPORTED_CPU = "unsupported-cpu"
+    NOT_FASTER = "not-faster"
+    DUPLICATE = "duplicate"
+
+
+ACCEPTED = Status.ACCEPTED
+REJECTED = Status.REJECTED
+REASONS = tuple(r.value for r in Reason)
 
 
 @dataclass
@@ -162,7 +173,7 @@ class CandidateResult:
     label: str
     origin: str
     status: str  # ACCEPTED or REJECTED
-    reason: str | None  # one of REASONS when rejected
+    reason: str | None  # a Reason when rejected
     detail: str  # human-readable: the failing input, the clobbered register, ...
     assembly: str
     features: list[str] = field(default_factory=list)  # notable instructions the baseline lacks
