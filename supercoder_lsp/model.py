@@ -126,6 +126,7 @@ class Candidate:
 
 # --- verdicts and measurements ------------------------------------------------
 
+
 class Status(StrEnum):
     """A candidate's verdict. A StrEnum: it is its own JSON value ("accepted")."""
 

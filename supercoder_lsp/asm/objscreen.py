@@ -337,6 +337,20 @@ def screen_object(path: str | Path, original: str | Path, *, extern_sizes: dict[
     orig = object_facts(original)
     facts = object_facts(path)
     problems = [p for p in facts.problems if p not in orig.problems]
+    problems += _state_problems(facts, orig)
+    with open(path, "rb") as fh:
+        elf = ELFFile(fh)
+        relocs_by_sec: dict[int, list[tuple[int, int, str]]] = {}
+        problems += _relocation_problems(elf, orig, dict(extern_sizes or {}), relocs_by_sec)
+        for i, code_sec in enumerate(elf.iter_sections()):
+            if code_sec["sh_flags"] & SH_FLAGS.SHF_EXECINSTR and code_sec["sh_type"] != "SHT_NOBITS":
+                problems += _decode(code_sec.data(), code_sec.name, relocs_by_sec.get(i, []))
+    return problems
+
+
+def _state_problems(facts: ObjectFacts, orig: ObjectFacts) -> list[str]:
+    """Thread-local and writable state the original does not have (a cache that outlives a call)."""
+    problems = []
     if facts.tls and not orig.tls:
         problems.append("uses thread-local storage, which the original function does not")
     for sec, size in sorted(facts.writable.items()):
@@ -346,68 +360,69 @@ def screen_object(path: str | Path, original: str | Path, *, extern_sizes: dict[
             problems.append(
                 f"holds more writable state in {sec} ({size} bytes) than the original ({orig.writable[sec]})"
             )
-    sizes = dict(extern_sizes or {})
-    with open(path, "rb") as fh:
-        elf = ELFFile(fh)
-        symtab = elf.get_section_by_name(".symtab")
-        relocs_by_sec: dict[int, list[tuple[int, int, str]]] = {}
-        for rsec in elf.iter_sections():
-            if not isinstance(rsec, RelocationSection) or not isinstance(symtab, SymbolTableSection):
-                continue
-            target = elf.get_section(rsec["sh_info"])
-            for rel in rsec.iter_relocations():
-                typ = _reloc_type(elf, rel)
-                sym = symtab.get_symbol(rel["r_info_sym"])
-                shndx = sym["st_shndx"]
-                label = sym.name or (elf.get_section(shndx).name if isinstance(shndx, int) else "?")
-                where = f"{target.name}+{rel['r_offset']:#x}"
-                if typ in _NEVER_RELOCS:
-                    problems.append(f"{where}: relocation {typ} against {label} makes the loader run or patch code")
-                    continue
-                in_code = bool(target["sh_flags"] & SH_FLAGS.SHF_EXECINSTR)
-                if typ in _TLS_RELOCS and typ not in orig.reloc_types:
-                    problems.append(
-                        f"{where}: relocation {typ} against {label}: thread-local storage the original does not use"
-                    )
-                    continue
-                if (
-                    typ not in _PLAIN_RELOCS
-                    and typ not in orig.reloc_types
-                    and typ not in _TLS_RELOCS
-                    and not (
-                        typ in _DATA_RELOCS
-                        and not in_code
-                        and not target["sh_flags"] & SH_FLAGS.SHF_WRITE
-                        or typ in _DATA_RELOCS
-                        and target.name.startswith(".data.rel.ro")
-                    )
-                ):
-                    problems.append(f"{where}: relocation {typ} against {label}, a kind the original does not use")
-                    continue
-                if (label, rel["r_addend"]) in orig.reloc_targets:
-                    bound = None
-                elif isinstance(shndx, int):
-                    bound = (sym["st_value"], elf.get_section(shndx)["sh_size"])
-                elif label in sizes:
-                    bound = (0, sizes[label])
-                else:  # an outside symbol of unknown size: only its start (calls and plain references)
-                    bound = (0, 0)
-                if bound is not None and typ not in _TLS_RELOCS:
-                    # in an instruction, a %rip-relative field is relative to the instruction's end: 4 bytes
-                    # past the field, or up to 8 when an immediate follows it
-                    pc_insn = typ in _PC_RELATIVE and in_code
-                    lo = bound[0] + rel["r_addend"] + (4 if pc_insn else 0)
-                    hi = lo + (4 if pc_insn else 0)
-                    if typ in _PC_RELATIVE and not in_code:  # a jump table entry `label - table`: off by its place
-                        lo, hi = lo - target["sh_size"], hi + target["sh_size"]
-                    if hi < 0 or lo > bound[1]:
-                        problems.append(
-                            f"{where}: refers to {label}{rel['r_addend']:+d}, outside {label} "
-                            f"({bound[1]} bytes): it reaches memory that is not the function's"
-                        )
-                if in_code:
-                    relocs_by_sec.setdefault(rsec["sh_info"], []).append((rel["r_offset"], _WIDTH.get(typ, 4), typ))
-        for i, code_sec in enumerate(elf.iter_sections()):
-            if code_sec["sh_flags"] & SH_FLAGS.SHF_EXECINSTR and code_sec["sh_type"] != "SHT_NOBITS":
-                problems += _decode(code_sec.data(), code_sec.name, relocs_by_sec.get(i, []))
     return problems
+
+
+def _kind_allowed(typ: str, orig: ObjectFacts, target) -> bool:
+    """A relocation kind a function's code and data need, or one the original uses too."""
+    if typ in _PLAIN_RELOCS or typ in orig.reloc_types:
+        return True
+    in_code = bool(target["sh_flags"] & SH_FLAGS.SHF_EXECINSTR)
+    read_only = not target["sh_flags"] & SH_FLAGS.SHF_WRITE or target.name.startswith(".data.rel.ro")
+    return typ in _DATA_RELOCS and not in_code and read_only  # an address in read-only data (a jump table)
+
+
+def _relocation_problems(elf: ELFFile, orig: ObjectFacts, sizes: dict[str, int], relocs_by_sec: dict) -> list[str]:
+    """Relocation kinds and where each one points; fills relocs_by_sec with those in code (for the decoder)."""
+    problems: list[str] = []
+    symtab = elf.get_section_by_name(".symtab")
+    if not isinstance(symtab, SymbolTableSection):
+        return problems
+    for rsec in elf.iter_sections():
+        if not isinstance(rsec, RelocationSection):
+            continue
+        target = elf.get_section(rsec["sh_info"])
+        in_code = bool(target["sh_flags"] & SH_FLAGS.SHF_EXECINSTR)
+        for rel in rsec.iter_relocations():
+            typ = _reloc_type(elf, rel)
+            sym = symtab.get_symbol(rel["r_info_sym"])
+            shndx = sym["st_shndx"]
+            label = sym.name or (elf.get_section(shndx).name if isinstance(shndx, int) else "?")
+            where = f"{target.name}+{rel['r_offset']:#x}"
+            if typ in _NEVER_RELOCS:
+                problems.append(f"{where}: relocation {typ} against {label} makes the loader run or patch code")
+                continue
+            if typ in _TLS_RELOCS and typ not in orig.reloc_types:
+                problems.append(
+                    f"{where}: relocation {typ} against {label}: thread-local storage the original does not use"
+                )
+                continue
+            if typ not in _TLS_RELOCS and not _kind_allowed(typ, orig, target):
+                problems.append(f"{where}: relocation {typ} against {label}, a kind the original does not use")
+                continue
+            if typ not in _TLS_RELOCS and (label, rel["r_addend"]) not in orig.reloc_targets:
+                if isinstance(shndx, int):
+                    bound = (sym["st_value"], elf.get_section(shndx)["sh_size"])
+                else:  # an outside symbol: its size where known, else only its start (calls, plain references)
+                    bound = (0, sizes.get(label, 0))
+                if not _inside(typ, in_code, rel["r_addend"], bound, target["sh_size"]):
+                    problems.append(
+                        f"{where}: refers to {label}{rel['r_addend']:+d}, outside {label} "
+                        f"({bound[1]} bytes): it reaches memory that is not the function's"
+                    )
+            if in_code:
+                relocs_by_sec.setdefault(rsec["sh_info"], []).append((rel["r_offset"], _WIDTH.get(typ, 4), typ))
+    return problems
+
+
+def _inside(typ: str, in_code: bool, addend: int, bound: tuple[int, int], table_size: int) -> bool:
+    """Whether a relocation's target lies within [start, start + size] of what it names. In an
+    instruction a %rip-relative field is relative to the instruction's end: 4 bytes past the
+    field, or up to 8 when an immediate follows it; in data, a `label - table` entry is off by
+    its own place in the table."""
+    pc_insn = typ in _PC_RELATIVE and in_code
+    lo = bound[0] + addend + (4 if pc_insn else 0)
+    hi = lo + (4 if pc_insn else 0)
+    if typ in _PC_RELATIVE and not in_code:
+        lo, hi = lo - table_size, hi + table_size
+    return not (hi < 0 or lo > bound[1])
