@@ -368,5 +368,7 @@ def test_a_reply_cut_off_at_the_token_limit_says_so():
                 rounds=6,
             )
         ).run(SRC)
-    [c] = rep.functions[0].candidates
+    cands = rep.functions[0].candidates
+    assert len(cands) == 1, (rep.functions[0].status, rep.functions[0].detail, rep.notes)  # says why, should it fail
+    [c] = cands
     assert c.reason == "unusable" and "cut off at the token limit (100)" in c.detail and "--max-new-tokens" in c.detail
