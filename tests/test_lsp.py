@@ -267,7 +267,7 @@ async def test_project_file_change_reloads_settings(client: LanguageClient):
     await wait_for_hint(client, uri)
     cfg = WORK / ".supercoder.toml"
     try:
-        cfg.write_text("[lsp]\nminSpeedup = 1000.0\n")  # the team raises the bar: no hint clears it
+        cfg.write_text("[lsp]\nhintMinSpeedup = 1000.0\n")  # the team raises the bar: no hint clears it
 
         async def cleared():
             while any(d.code == "speedup" for d in client.diagnostics.get(uri, [])):

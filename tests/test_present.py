@@ -92,3 +92,10 @@ def test_inlay_hint_sits_right_after_the_signature_wherever_the_brace_is():
     gnu = "unsigned h(unsigned a,\n           unsigned b)\n{\n    return a ^ b;\n}\n"  # brace on its own line
     own_line = present.inlay_hints(gnu, {"h": result("h", 2.0)}, Settings(), whole)[0].position
     assert (own_line.line, own_line.character) == (1, len("           unsigned b)"))
+
+
+def test_the_old_name_of_the_hint_threshold_is_read_with_a_message():
+    """minSpeedup meant a display threshold here and a significance threshold on the command line: renamed."""
+    s, problems = resolve({"minSpeedup": 2.5}, None, None)
+    assert s.hint_min_speedup == 2.5
+    assert "'minSpeedup' is now 'hintMinSpeedup'" in problems[0] and "--min-speedup" in problems[0]

@@ -23,6 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .present import speedup
 from .settings import Settings
 
 log = logging.getLogger(__name__)
@@ -253,7 +254,7 @@ class Jobs:
             assert job.result is not None
             asm_file.write_text(job.result["best"]["assembly"])
             best = job.result["best"]
-            sp = best.get("speedup") or best.get("program_speedup") or 0
+            sp = speedup(job.result)  # the deciding speedup (results.deciding_timing)
             argv = [
                 sys.executable,
                 "-m",

@@ -72,7 +72,7 @@ def diagnostics(text: str, results: dict[str, dict], s: Settings) -> list[types.
         if fn is None or result is None:
             continue
         line = headline(result)
-        if line and speedup(result) >= s.min_speedup:
+        if line and speedup(result) >= s.hint_min_speedup:
             out.append(
                 types.Diagnostic(
                     range=_lsp_range(fn.name_range),
@@ -106,7 +106,7 @@ def inlay_hints(text: str, results: dict[str, dict], s: Settings, rng: types.Ran
     out = []
     for name, result in results.items():
         fn = fns.get(name)
-        if fn is None or speedup(result) < s.min_speedup:
+        if fn is None or speedup(result) < s.hint_min_speedup:
             continue
         end = fn.body_start_byte  # the body's opening brace; the hint goes right after the signature,
         while end > 0 and data[end - 1 : end].isspace():  # on its line even when the brace has its own line
@@ -162,7 +162,7 @@ def code_lenses(uri: str, text: str, results: dict[str, dict], s: Settings) -> l
     out = []
     for name, result in results.items():
         fn = fns.get(name)
-        if fn is None or speedup(result) < s.min_speedup:
+        if fn is None or speedup(result) < s.hint_min_speedup:
             continue
         r = _lsp_range(fn.name_range)
         out.append(
@@ -244,7 +244,7 @@ def code_actions(
             continue
         result = results.get(fn.name)
         best = _best(result)
-        if best and speedup(result) >= s.min_speedup:
+        if best and speedup(result) >= s.hint_min_speedup:
             change = best.get("source_change")
             if change and change["kind"] == "attribute":
                 at = types.Position(r.start.line, r.start.character)

@@ -37,7 +37,7 @@ class Settings:
     samples: int = 8
     parallel_jobs: int = 1
     time_budget: float = 300.0  # seconds per function
-    min_speedup: float = 1.1  # smallest speedup shown
+    hint_min_speedup: float = 1.1  # smallest verified speedup the editor shows (not the CLI's --min-speedup)
     top_functions: int = 3
     inputs: int = 100_000
     flags: str | None = None  # overrides compile_commands.json / .supercoder.toml [build]
@@ -61,7 +61,11 @@ _FIELDS = {
     "samples": ("samples", lambda v: isinstance(v, int) and 1 <= v <= 64, "an integer from 1 to 64"),
     "parallelJobs": ("parallel_jobs", lambda v: isinstance(v, int) and 1 <= v <= 16, "an integer from 1 to 16"),
     "timeBudget": ("time_budget", lambda v: isinstance(v, (int, float)) and 5 <= v <= 3600, "seconds, 5 to 3600"),
-    "minSpeedup": ("min_speedup", lambda v: isinstance(v, (int, float)) and 1.0 <= v <= 100, "a number >= 1.0"),
+    "hintMinSpeedup": (
+        "hint_min_speedup",
+        lambda v: isinstance(v, (int, float)) and 1.0 <= v <= 100,
+        "a number >= 1.0",
+    ),
     "topFunctions": ("top_functions", lambda v: isinstance(v, int) and 1 <= v <= 50, "an integer from 1 to 50"),
     "inputs": ("inputs", lambda v: isinstance(v, int) and 0 <= v <= 10_000_000, "an integer from 0 to 10000000"),
     "flags": ("flags", lambda v: v is None or isinstance(v, str), "a string of compiler flags"),
@@ -76,6 +80,11 @@ _FIELDS = {
     "hfModel": ("hf_model", lambda v: v is None or isinstance(v, str), "a directory with local weights"),
     "temperature": ("temperature", lambda v: isinstance(v, (int, float)) and 0 <= v <= 2, "a number from 0 to 2"),
     "refine": ("refine", lambda v: isinstance(v, int) and 0 <= v <= 10, "an integer from 0 to 10"),
+}
+# old names still read, with a message that gives the new one
+_RENAMED = {"minSpeedup": "hintMinSpeedup"}
+_RENAMED_WHY = {
+    "minSpeedup": "it decides which verified speedups are shown; the CLI's --min-speedup is the significance threshold"
 }
 _HINTS = {
     "diagnostics": "diagnostics",
@@ -93,6 +102,9 @@ def merge(settings: Settings, raw: dict | None, source: str) -> list[str]:
     if not isinstance(raw, dict):
         return [f"{source}: settings must be an object, got {type(raw).__name__}; using defaults"]
     for key, value in raw.items():
+        if key in _RENAMED:
+            problems.append(f"{source}: '{key}' is now '{_RENAMED[key]}' ({_RENAMED_WHY[key]}); using it as that")
+            key = _RENAMED[key]
         if key == "hints":
             if not isinstance(value, dict):
                 problems.append(f"{source}: 'hints' must be an object; keeping {dataclasses.asdict(settings.hints)}")
