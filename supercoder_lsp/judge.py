@@ -16,7 +16,7 @@ from pathlib import Path
 from . import build
 from .asm.elfcheck import check_linked, check_object
 from .asm.features import instruction_features, missing_cpu_flags, required_cpu_flags
-from .asm.objscreen import screen_object
+from .asm.objscreen import ObjectFacts, object_facts, screen_object
 from .asm.screen import screen
 from .file_context import FileContext
 from .measure.hyperfine import command_for, time_programs
@@ -61,6 +61,8 @@ class Judge:
     extern_sizes: dict[str, int] = field(default_factory=dict)  # sizes of the file's data symbols
     seen: dict[str, str] = field(default_factory=dict)  # normalized assembly -> label, for duplicates
     _reference_program: Path | None = None
+    _base_norm: str = ""  # the original's normalized text and object facts, made once for all candidates
+    _base_facts: ObjectFacts | None = None
     _ref_status: dict[str, int] | None = None
     _ref_timed: RunResult | None = None
 
@@ -92,7 +94,8 @@ class Judge:
         if norm in self.seen:
             raise Rejected("duplicate", f"same assembly as candidate {self.seen[norm]}")
         self.seen[norm] = cand.label
-        if norm == _normalized(self.base_asm):
+        self._base_norm = self._base_norm or _normalized(self.base_asm)
+        if norm == self._base_norm:
             raise Rejected("duplicate", "same code as the -O3 original: nothing to time")
 
     def _screen_text(self, cand: Candidate, r: CandidateResult) -> None:
@@ -116,7 +119,8 @@ class Judge:
                 missing = [p for p in problems if "does not define" in p]
                 raise Rejected("link-error" if missing else "unsafe", "; ".join(problems))
             if self.base_obj is not None:
-                hidden = screen_object(cobj, self.base_obj, extern_sizes=self.extern_sizes)
+                self._base_facts = self._base_facts or object_facts(self.base_obj)
+                hidden = screen_object(cobj, self._base_facts, extern_sizes=self.extern_sizes)
                 if hidden:
                     raise Rejected("unsafe", _first(hidden))
         return cobj

@@ -123,7 +123,9 @@ def check_object(path, function: str, *, allowed_globals: set[str] | None = None
     return problems
 
 
-_LOADER_SECTIONS = (
+# What the loader or the C runtime runs, reads or patches at load or exit time, by name and by type
+# (asm/objscreen.py refuses these in a candidate; loader_effects compares them between two links).
+RUN_AT_LOAD_NAMES = (
     ".init",
     ".fini",
     ".preinit_array",
@@ -131,12 +133,11 @@ _LOADER_SECTIONS = (
     ".fini_array",
     ".ctors",
     ".dtors",
-    ".tdata",
-    ".tbss",
-    ".interp",
     ".jcr",
     ".tm_clone_table",
+    ".interp",
 )
+RUN_AT_LOAD_TYPES = frozenset({"SHT_INIT_ARRAY", "SHT_FINI_ARRAY", "SHT_PREINIT_ARRAY"})
 
 
 def loader_effects(path) -> dict[str, object]:
@@ -149,11 +150,7 @@ def loader_effects(path) -> dict[str, object]:
     with open(path, "rb") as fh:
         elf = ELFFile(fh)
         for sec in elf.iter_sections():
-            if sec.name.startswith(_LOADER_SECTIONS) or sec["sh_type"] in (
-                "SHT_INIT_ARRAY",
-                "SHT_FINI_ARRAY",
-                "SHT_PREINIT_ARRAY",
-            ):
+            if sec.name.startswith((*RUN_AT_LOAD_NAMES, ".tdata", ".tbss")) or sec["sh_type"] in RUN_AT_LOAD_TYPES:
                 eff[f"section {sec.name} size"] = sec["sh_size"]
             if isinstance(sec, RelocationSection):
                 n = sum(1 for r in sec.iter_relocations() if r["r_info_type"] == 37)  # R_X86_64_IRELATIVE

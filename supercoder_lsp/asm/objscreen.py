@@ -36,23 +36,15 @@ from elftools.elf.elffile import ELFFile
 from elftools.elf.relocation import RelocationSection
 from elftools.elf.sections import SymbolTableSection
 
-from .screen import FORBIDDEN
+from .elfcheck import RUN_AT_LOAD_NAMES, RUN_AT_LOAD_TYPES
+from .screen import FORBIDDEN_MNEMONICS
 
 __all__ = ["screen_object", "ObjectFacts", "object_facts"]
 
-_FORBIDDEN = {m: why for why, ms in FORBIDDEN.items() for m in ms.split()}
 # The loader or the C runtime runs, reads or patches these at load or exit time.
 _LOAD_TIME_NAMES = (
-    ".init",
-    ".fini",
-    ".preinit_array",
-    ".init_array",
-    ".fini_array",
-    ".ctors",
-    ".dtors",
-    ".jcr",
-    ".tm_clone_table",
-    ".interp",
+    *RUN_AT_LOAD_NAMES,
+    # sections only the linker makes: in an object they would be merged into the program's own
     ".dynamic",
     ".got",
     ".plt",
@@ -68,10 +60,7 @@ _LOAD_TIME_NAMES = (
     ".gnu_debuglink",
     ".gnu.linkonce",
 )
-_LOAD_TIME_TYPES = {
-    "SHT_INIT_ARRAY",
-    "SHT_FINI_ARRAY",
-    "SHT_PREINIT_ARRAY",
+_LOAD_TIME_TYPES = RUN_AT_LOAD_TYPES | {
     "SHT_DYNAMIC",
     "SHT_DYNSYM",
     "SHT_HASH",
@@ -240,7 +229,7 @@ def _decode(code: bytes, name: str, relocs: list[tuple[int, int, str]]) -> list[
         starts.add(pos)
         text = f"{insn.mnemonic} {insn.op_str}".strip()
         mnem = insn.mnemonic.split()[-1]
-        why = _FORBIDDEN.get(mnem) or _FORBIDDEN.get(mnem.rstrip("bwlq"))
+        why = FORBIDDEN_MNEMONICS.get(mnem) or FORBIDDEN_MNEMONICS.get(mnem.rstrip("bwlq"))
         if why:
             problems.append(f"{name}+{pos:#x}: {why} '{text}'")
         if _absolute_operand(insn):
@@ -327,14 +316,16 @@ _WIDTH = {
 }
 
 
-def screen_object(path: str | Path, original: str | Path, *, extern_sizes: dict[str, int] | None = None) -> list[str]:
+def screen_object(
+    path: str | Path, original: str | Path | ObjectFacts, *, extern_sizes: dict[str, int] | None = None
+) -> list[str]:
     """Reasons the candidate object is unsafe (empty when it passes).
 
     `original` is the -O3 original's object, assembled from its cut the same
-    way; `extern_sizes` gives the sizes of outside data symbols (the file's
+    way (or its object_facts, read once for all candidates); `extern_sizes` gives the sizes of outside data symbols (the file's
     globals) so that `sym+N` references can be bounded.
     """
-    orig = object_facts(original)
+    orig = original if isinstance(original, ObjectFacts) else object_facts(original)
     facts = object_facts(path)
     problems = [p for p in facts.problems if p not in orig.problems]
     problems += _state_problems(facts, orig)

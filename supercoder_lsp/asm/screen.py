@@ -39,7 +39,7 @@ FORBIDDEN = {
     ),
     "nondeterministic instruction": "rdtsc rdtscp rdrand rdseed rdpid cpuid xgetbv rdfsbase rdgsbase",
 }
-_FORBIDDEN = {m: why for why, ms in FORBIDDEN.items() for m in ms.split()}
+FORBIDDEN_MNEMONICS = {m: why for why, ms in FORBIDDEN.items() for m in ms.split()}  # mnemonic -> why
 _PREFIXES = {
     "lock",
     "rep",
@@ -213,8 +213,8 @@ def profile(text: str) -> Profile:
                 continue
             mnem = words[0].lower()
             operands = " ".join(words[1:])
-            base = re.sub(r"[bwlq]$", "", mnem) if mnem not in _FORBIDDEN else mnem
-            why = _FORBIDDEN.get(mnem) or _FORBIDDEN.get(base)
+            base = re.sub(r"[bwlq]$", "", mnem) if mnem not in FORBIDDEN_MNEMONICS else mnem
+            why = FORBIDDEN_MNEMONICS.get(mnem) or FORBIDDEN_MNEMONICS.get(base)
             if why:
                 prof.findings.append(f"{where}: {why} '{mnem}'")
                 continue
