@@ -17,9 +17,9 @@ from pathlib import Path
 import platformdirs
 
 from .model import FunctionResult
-from .serialize import function_from_json, to_json
+from .serialize import function_from_json, function_to_json
 
-FORMAT = 1
+FORMAT = 2  # 2: the report's form of a function (serialize.function_to_json)
 
 
 def default_dir() -> Path:
@@ -56,7 +56,7 @@ class Cache:
             fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".json")
             try:
                 with os.fdopen(fd, "w") as f:
-                    json.dump({"format": FORMAT, "key": key, "result": to_json(result)}, f)
+                    json.dump({"format": FORMAT, "key": key, "result": function_to_json(result)}, f)
                     f.flush()
                     os.fsync(f.fileno())
                 os.replace(tmp, path)

@@ -213,3 +213,17 @@ class FunctionResult:
             if c.label == self.best:
                 return c
         return None
+
+
+@dataclass
+class ReplacementCheck:
+    """The edited file (the function replaced by its verified assembly), rebuilt and checked."""
+
+    ok: bool  # builds, verified, and not slower
+    faster: bool
+    detail: str
+    speedup: float | None = None
+    ci: tuple[float, float] | None = None
+    inputs: int = 0
+    edited: str = ""  # the edited file's text
+    written: bool = False  # `replace --write` wrote it

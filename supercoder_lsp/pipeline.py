@@ -30,9 +30,11 @@ from .hotness import ProfileError, callgrind_profile, rank
 from .judge import Judge, choose_best
 from .measure.interleaved import InterleavedTimer, TimingSetup
 from .model import ACCEPTED, BuildConfig, Candidate, CandidateResult, CFunction, FunctionResult
+from .options import InputError, Options
 from .propose.base import Feedback, ProposalRequest, ProposerUnavailable
-from .propose.registry import NAMES, make_proposer
+from .propose.registry import make_proposer
 from .results import no_win_summary
+from .serialize import SCHEMA_VERSION
 from .source import parse_functions
 from .stopwatch import Stopwatch
 from .verify import LIMITS as VERIFICATION_LIMITS
@@ -43,44 +45,6 @@ from .verify.program_state import record_states
 from .verify.sandbox import require_sandbox
 
 log = logging.getLogger(__name__)
-
-SCHEMA_VERSION = 1
-PROPOSERS = NAMES  # every proposer the registry can make
-
-
-class InputError(ValueError):
-    """Bad input from the user: the message says what to do."""
-
-
-@dataclass
-class Options:
-    proposers: tuple[str, ...] = ("compilers",)
-    samples: int = 8
-    candidates_dir: Path | None = None
-    tests_dir: Path | None = None
-    bench_input: Path | None = None
-    workload: str | None = None
-    functions: tuple[str, ...] = ()
-    top: int = 3
-    bounds: dict[str, dict[str, list]] = field(default_factory=dict)  # function -> param -> [lo, hi]
-    n_random: int = 100_000
-    rounds: int = 100
-    min_speedup: float = 1.02
-    compiler: str | None = None
-    flags: str | None = None
-    use_cache: bool = True
-    cache_dir: Path | None = None
-    keep_dir: Path | None = None
-    seed: int = 0x5C0DE
-    compile_timeout: float = 120.0
-    refine: int = 0  # refinement rounds for model proposers
-    openai_base_url: str | None = None
-    openai_model: str | None = None
-    temperature: float = 0.7
-    template: str | None = None  # prompt template text; default: the SuperCoder training prompt
-    hf_model: Path | None = None  # local weights for the hf proposer
-    max_new_tokens: int = 2048
-    model_timeout: float = 120.0  # seconds per request to a model server (the client retries twice)
 
 
 @dataclass

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import hashlib
 import re
-from dataclasses import dataclass
 from pathlib import Path
 
 from . import build
@@ -31,7 +30,7 @@ from .asm.cut import cut_function, rename_local_labels
 from .asm.features import required_cpu_flags
 from .harness.plan import make_plan
 from .measure.interleaved import InterleavedTimer, TimingError, TimingSetup
-from .model import BuildConfig, CFunction
+from .model import BuildConfig, CFunction, ReplacementCheck
 from .source import declaration_of
 from .source.replaced import MARKER
 from .verify.function_check import FunctionHarness
@@ -111,16 +110,6 @@ def base_text_of(edited: str, name: str) -> str | None:
     if not m:
         return None
     return "\n".join(bytes(x, "utf-8").decode("unicode_escape") for x in re.findall(r'"((?:[^"\\]|\\.)*)"', m.group(1)))
-
-
-@dataclass
-class ReplacementCheck:
-    ok: bool  # builds, verified, and not slower
-    faster: bool
-    detail: str
-    speedup: float | None = None
-    ci: tuple[float, float] | None = None
-    inputs: int = 0
 
 
 def check(

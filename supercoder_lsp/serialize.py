@@ -1,10 +1,25 @@
-"""Results to and from plain JSON values (for --json and the cache)."""
+"""The one JSON form of results, and its decoding back into the typed values.
+
+The CLI's `--json` report, the cache and the language server's worker stream all
+carry a function as `function_to_json` writes it; `function_from_json` reads it back
+into a FunctionResult, so the server and its presenters work on typed values. The
+extra keys of the form (each candidate's speedup columns, the best candidate's
+headline) are derived from the typed fields and ignored when reading.
+"""
 
 from __future__ import annotations
 
 import dataclasses
+from typing import TYPE_CHECKING
 
-from .model import CandidateResult, FunctionResult, Position, Range, SourceChange, Timing
+from . import __version__
+from .model import CandidateResult, FunctionResult, Position, Range, ReplacementCheck, SourceChange, Timing
+from .results import deciding_timing, headline
+
+if TYPE_CHECKING:
+    from .pipeline import Report
+
+SCHEMA_VERSION = 1  # of the report (`supercoder optimize --json`); raise it when a key changes meaning
 
 
 def to_json(obj):
@@ -45,8 +60,80 @@ def candidate_from_json(d: dict) -> CandidateResult:
     return CandidateResult(**d)
 
 
+def _speed_columns(t: Timing | None) -> tuple[float | None, list | None]:
+    return (t.speedup, list(t.ci)) if t else (None, None)
+
+
+def candidate_to_json(c: CandidateResult) -> dict:
+    d = to_json(c)
+    d["speedup"], d["speedup_ci"] = _speed_columns(c.timing)  # the function's own timing
+    d["program_speedup"], d["program_speedup_ci"] = _speed_columns(c.program_timing)
+    return d
+
+
+def _best_to_json(best: CandidateResult | None) -> dict | None:
+    if best is None:
+        return None
+    d: dict = {"label": best.label, "origin": best.origin, "headline": headline(best)}  # the claim as shown
+    d["decided_by"] = "function" if deciding_timing(best) is best.timing else "program"
+    d["speedup"], d["speedup_ci"] = _speed_columns(best.timing)
+    d["program_speedup"], d["program_speedup_ci"] = _speed_columns(best.program_timing)
+    d.update(features=best.features, cpu_features=best.cpu_features, source_change=to_json(best.source_change))
+    d["assembly"] = best.assembly
+    return d
+
+
+def function_to_json(f: FunctionResult) -> dict:
+    return {
+        "name": f.name,
+        "range": to_json(f.range),
+        "signature": f.signature,
+        "status": f.status,
+        "detail": f.detail,
+        "hotness": f.hotness,
+        "harness": f.harness,
+        "cached": f.cached,
+        "stage_seconds": f.stage_seconds,
+        "baseline": {"assembly": f.baseline_assembly},
+        "candidates": [candidate_to_json(c) for c in f.candidates],
+        "best": _best_to_json(f.best_result()),
+    }
+
+
+_FUNCTION_FIELDS = {f.name for f in dataclasses.fields(FunctionResult)}
+
+
 def function_from_json(d: dict) -> FunctionResult:
     d = dict(d)
+    if isinstance(d.get("baseline"), dict):
+        d["baseline_assembly"] = d["baseline"].get("assembly", "")
+    if isinstance(d.get("best"), dict):
+        d["best"] = d["best"]["label"]
+    d = {k: v for k, v in d.items() if k in _FUNCTION_FIELDS}
     d["range"] = _range(d.get("range"))
     d["candidates"] = [candidate_from_json(c) for c in d.get("candidates", [])]
     return FunctionResult(**d)
+
+
+def report_to_json(rep: Report) -> dict:
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "tool": f"supercoder {__version__}",
+        "file": rep.path,
+        "environment": rep.environment,
+        "notes": rep.notes,
+        "seconds": rep.seconds,
+        "functions": [function_to_json(f) for f in rep.functions],
+    }
+
+
+def replacement_to_json(r: ReplacementCheck) -> dict:
+    d = to_json(r)
+    d["speedup_ci"], d["inputs_checked"] = d.pop("ci"), d.pop("inputs")  # the names `replace --json` has used
+    return d
+
+
+def replacement_from_json(d: dict) -> ReplacementCheck:
+    fields = {f.name for f in dataclasses.fields(ReplacementCheck)}
+    d = dict(d, ci=tuple(d["speedup_ci"]) if d.get("speedup_ci") else None, inputs=d.get("inputs_checked", 0))
+    return ReplacementCheck(**{k: v for k, v in d.items() if k in fields})

@@ -342,3 +342,66 @@ async def test_editor_commands_status_diff_files_info_and_clear_cache(client: La
     assert cleared["removed"] >= 1
     assert not any(d.code == "speedup" for d in client.diagnostics.get(uri, []))  # results shown were dropped
     await wait_for_hint(client, uri)  # and the open file is analyzed again
+
+
+FUNCTIONS_C = """\
+/* header comment */
+#include <stdio.h>
+int helper(int);
+static char *dup_name(const char *s) {
+    return (char *)s;
+}
+
+int
+split_line(int a)
+{
+    if (a) {
+        return a + 1;
+    }
+    return 0;
+}
+
+__attribute__((noinline)) int popcount(unsigned long x) {
+    int c = 0;
+    while (x) { x &= x - 1; c++; }
+    return c;
+}
+"""
+CURSOR_CASES = [  # (line, character) as LSP counts (0-based), and the function the server names there
+    ((0, 3), None),  # the file's comment
+    ((2, 4), None),  # a prototype
+    ((4, 8), "dup_name"),  # a pointer return type
+    ((11, 8), "split_line"),  # the type on a line of its own
+    ((16, 5), "popcount"),  # on the attribute of the header
+    ((18, 20), "popcount"),  # in the body
+]
+
+
+async def test_the_server_finds_the_function_at_a_position(client: LanguageClient):
+    """Editors send the cursor; the server (which parses C) answers the function around it, and a
+    command given a position outside every function says so instead of guessing."""
+    d = WORK / f"cursor-{id(client)}"
+    d.mkdir(parents=True, exist_ok=True)
+    (d / "f.c").write_text(FUNCTIONS_C)
+    uri = open_doc(client, d / "f.c")
+    for (line, character), expected in CURSOR_CASES:
+        pos = {"line": line, "character": character}
+        name = await client.workspace_execute_command_async(
+            types.ExecuteCommandParams(command="supercoder.functionAt", arguments=[uri, pos])
+        )
+        assert name == expected, (line, character)
+    before = len(client.messages)
+    nothing = await client.workspace_execute_command_async(
+        types.ExecuteCommandParams(command="supercoder.optimizeFunction", arguments=[uri, {"line": 2, "character": 4}])
+    )
+    assert nothing is None
+
+    async def told():
+        while not any("line 3 is not inside a function" in m.message for m in client.messages[before:]):
+            await client.wait_for_notification(types.WINDOW_SHOW_MESSAGE)
+
+    await asyncio.wait_for(told(), 10)
+    named = await client.workspace_execute_command_async(
+        types.ExecuteCommandParams(command="supercoder.optimizeFunction", arguments=[uri, {"line": 18, "character": 4}])
+    )
+    assert named == "popcount"

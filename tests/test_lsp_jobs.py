@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import asyncio
-import json
 import sys
 from pathlib import Path
 
 from supercoder_lsp.lsp.jobs import Jobs, ProgressSink
+from supercoder_lsp.model import CandidateResult, FunctionResult
+from supercoder_lsp.serialize import function_to_json
 
 
 class Recorder(ProgressSink):
@@ -20,21 +21,19 @@ class Recorder(ProgressSink):
 
 async def test_a_large_update_line_from_the_worker_is_shown(tmp_path: Path):
     """With 8 samples a function's result is hundreds of KiB on one line: it must not kill the job."""
-    big = {
-        "name": "f",
-        "candidates": [{"label": f"c{i}", "assembly": "x" * 40_000} for i in range(8)],
-        "best": {"label": "c0", "assembly": "nop"},
-    }
+    cands = [CandidateResult(f"c{i}", "x", "rejected", "not-faster", "", "x" * 40_000) for i in range(8)]
+    big = function_to_json(FunctionResult("f", None, "int (int)", "done", "", 1.0, candidates=cands))
+    last = function_to_json(FunctionResult("f", None, "int (int)", "done", "", 1.0))
     worker = tmp_path / "worker.py"
     worker.write_text(
         "import json, sys\n"
         "sys.stderr.write(json.dumps({'function': 'f', 'stage': 'compilers: gcc', 'step': 1, 'steps': 2}) + '\\n')\n"
         f"sys.stderr.write(json.dumps({{'event': 'update', 'function': {big!r}}}) + '\\n')\n"
-        f"print(json.dumps({{'functions': [{{'name': 'f', 'best': None, 'candidates': []}}]}}))\n"
+        f"print(json.dumps({{'functions': [{last!r}]}}))\n"
     )
-    shown: list[dict] = []
+    shown: list = []
     progress = Recorder()
-    jobs = Jobs(lambda uri: shown.append(dict(jobs.results(uri)["f"].result or {})), progress)
+    jobs = Jobs(lambda uri: shown.append(jobs.results(uri)["f"].result), progress)
     jobs.command = lambda path, name: [sys.executable, str(worker)]
     src = tmp_path / "f.c"
     src.write_text("int f(int x) { return x; }\n")
@@ -43,5 +42,5 @@ async def test_a_large_update_line_from_the_worker_is_shown(tmp_path: Path):
     await asyncio.wait_for(asyncio.gather(*jobs.tasks), 30)
     job = jobs.results(src.as_uri())["f"]
     assert job.error is None
-    assert any(len(json.dumps(r)) > 300_000 for r in shown)  # the update arrived whole
+    assert any(r and sum(len(c.assembly) for c in r.candidates) == 320_000 for r in shown)  # arrived whole
     assert progress.reports[0] == "compilers: gcc"

@@ -251,7 +251,7 @@ def test_info_shows_version_root_cache_settings_and_jobs(e2e):
     assert f"root:     {proj}" in text
     assert f"cache:    {Path(run.env['SUPERCODER_CACHE_DIR']) / 'results'}" in text
     assert "  samples = 1" in text  # the project file's
-    assert "explain_no_win = true" in text  # the snippet's
+    assert "hints.explainNoWin = true" in text  # the snippet's, under the name the user writes
     assert re.search(r"  popcount \(popcount\.c\): (running; so far )?[\d.]+x faster", text), text
 
 
@@ -309,80 +309,6 @@ def test_the_run_ends_cleanly(e2e):
 
 
 # -- smaller runs: no C file opened, or no server needed ------------------------------------------
-
-FUNCTIONS_C = """\
-/* header comment */
-#include <stdio.h>
-int helper(int);
-static char *dup_name(const char *s) {
-    return (char *)s;
-}
-
-int
-split_line(int a)
-{
-    if (a) {
-        return a + 1;
-    }
-    return 0;
-}
-
-__attribute__((noinline)) int popcount(unsigned long x) {
-    int c = 0;
-    while (x) { x &= x - 1; c++; }
-    return c;
-}
-"""
-
-CURSOR_CASES = [  # (line, column, expected): treesitter and the regex fallback agree on these
-    pytest.param(1, 3, None, id="file-comment"),
-    pytest.param(3, 4, None, id="prototype"),
-    pytest.param(5, 8, "dup_name", id="pointer-return"),
-    pytest.param(12, 8, "split_line", id="type-on-its-own-line"),
-    pytest.param(17, 35, "popcount", id="attribute-header"),
-    pytest.param(19, 20, "popcount", id="body"),
-]
-
-
-@pytest.fixture(scope="module")
-def cursor_run(tmp_path_factory) -> Run:
-    if NVIM is None:
-        pytest.skip(NVIM_WHY)
-    base = tmp_path_factory.mktemp("nvim-cursor")
-    (base / "f.c").write_text(FUNCTIONS_C)
-    init = write_init(base, "-- no setup(): no server\n")
-    cases = [(p.values[0], p.values[1]) for p in CURSOR_CASES]
-    script = lua_script(
-        base,
-        f"""
-  local sc = require("supercoder")
-  out.filetype = vim.bo.filetype
-  out.treesitter, out.regex = {{}}, {{}}
-  for _, c in ipairs(vim.json.decode({json.dumps(json.dumps(cases))})) do
-    vim.api.nvim_win_set_cursor(0, {{ c[1], c[2] }})
-    out.treesitter[tostring(c[1])] = sc.function_at_cursor() or vim.NIL
-    out.regex[tostring(c[1])] = sc.function_at(0, c[1], c[2], {{ treesitter = false }}) or vim.NIL
-  end
-  out.parser = pcall(vim.treesitter.get_parser, 0, "c")""",
-    )
-    run = run_nvim(
-        NVIM,
-        ["--headless", "-u", str(init), "-i", "NONE", "f.c", "-c", f"luafile {script}"],
-        environment(base),
-        base,
-        timeout=60,
-    )
-    assert run.rc == 0 and not run.result.get("error"), run.explain()
-    return run
-
-
-@needs_nvim
-@pytest.mark.parametrize("line,col,expected", CURSOR_CASES)
-def test_function_at_cursor(cursor_run, line, col, expected):
-    r = cursor_run.result
-    assert r["filetype"] == "c" and r["parser"] is True  # Neovim bundles the C parser
-    assert r["treesitter"][str(line)] == expected
-    assert r["regex"][str(line)] == expected
 
 
 @needs_nvim

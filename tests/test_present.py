@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-from supercoder_lsp.cli import function_json
 from supercoder_lsp.lsp import present
 from supercoder_lsp.lsp.settings import Settings, resolve
 from supercoder_lsp.model import CandidateResult, FunctionResult, Timing
+from supercoder_lsp.serialize import function_from_json, function_to_json
 
 TEXT = "int f(int x) {\n    return x;\n}\nint g(int y) {\n    return y;\n}\n"
 
 
-def result(name: str, sp: float | None) -> dict:
-    """A function's result in the JSON form the worker sends (the CLI's --json), built from the typed values."""
+def result(name: str, sp: float | None) -> FunctionResult:
+    """A function's result as the server holds it: sent by the worker in the JSON form, decoded."""
 
     def timing(x: float) -> Timing:
         return Timing("interleaved", x, (x - 0.1, x + 0.1), (0.98, 1.02), x > 1.1, [], {}, f"{x:.2f}x")
@@ -37,7 +37,9 @@ def result(name: str, sp: float | None) -> dict:
         )
         best = "c3"
     fn = FunctionResult(name, None, "int (int)", "done", "", 1.0, candidates=cands, best=best)
-    return function_json(fn)
+    data = function_to_json(fn)
+    assert function_from_json(data) == fn  # the one JSON form round-trips
+    return function_from_json(data)
 
 
 def test_hint_only_where_a_verified_speedup_clears_the_threshold():
@@ -71,14 +73,14 @@ def test_each_kind_of_hint_can_be_switched_off():
 def test_settings_precedence_project_file_wins(tmp_path):
     (tmp_path / ".supercoder.toml").write_text("[lsp]\nsamples = 3\n")
     s, problems = resolve({"samples": 5, "topFunctions": 2}, {"samples": 4}, tmp_path)
-    assert (s.samples, s.top_functions, problems) == (3, 2, [])
+    assert (s.run.samples, s.run.top, problems) == (3, 2, [])
 
 
 def test_model_proposer_settings_are_checked():
     s, problems = resolve({"proposers": ["openai", "compilers"]}, None, None)
-    assert s.proposers == ["compilers"] and "needs 'baseUrl'" in problems[0]
+    assert s.run.proposers == ("compilers",) and "needs 'baseUrl'" in problems[0]
     s, problems = resolve({"proposers": ["openai"], "baseUrl": "http://127.0.0.1:8000/v1", "model": "m"}, None, None)
-    assert (s.proposers, problems) == (["openai"], [])
+    assert (s.run.proposers, problems) == (("openai",), [])
     s, problems = resolve({"baseUrl": "gpu-box:8000"}, None, None)
     assert "http(s) URL" in problems[0]
 

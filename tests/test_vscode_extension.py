@@ -79,47 +79,59 @@ def _declared() -> dict[str, dict]:
     return {k: v for group in manifest["contributes"]["configuration"] for k, v in group["properties"].items()}
 
 
-def test_every_server_setting_is_in_the_schema_with_the_servers_default():
+JSON_TYPES = {int: "integer", float: "number", bool: "boolean", str: "string", Path: "string", tuple: "array"}
+
+
+def test_every_server_setting_is_in_the_schema_as_declared():
+    """The schema VS Code shows is the options' declaration (supercoder_lsp/options.py and lsp/settings.py):
+    the same keys, defaults, types, bounds, choices and patterns."""
     declared = _declared()
-    defaults = server_settings.Settings()
-    for key, (attr, _ok, _what) in server_settings._FIELDS.items():
+    defaults = server_settings.as_dict(server_settings.Settings())
+    for key, (_where, d) in server_settings.setting_keys().items():
         prop = declared.get(f"supercoder.{key}")
         assert prop is not None, f"supercoder.{key} is missing from editors/vscode/package.json"
-        assert prop["default"] == getattr(defaults, attr), key
+        assert prop["default"] == defaults[key], key
+        types = prop["type"] if isinstance(prop["type"], list) else [prop["type"]]
+        assert JSON_TYPES[d.kind] in types and (("null" in types) == d.optional), key
+        assert prop.get("minimum") == d.spec.lo and prop.get("maximum") == d.spec.hi, key
+        assert prop.get("pattern") == d.spec.pattern, key
+        enum = prop.get("items", {}).get("enum")
+        assert (tuple(enum) if enum else None) == d.spec.choices, key
         assert prop.get("scope") and (prop.get("description") or prop.get("markdownDescription")), key
-    for key, attr in server_settings._HINTS.items():
-        assert declared[f"supercoder.hints.{key}"]["default"] == getattr(defaults.hints, attr), key
     # and nothing the server would call unknown, except the extension's own server.* and trace.*
-    known = {f"supercoder.{k}" for k in server_settings._FIELDS} | {
-        f"supercoder.hints.{k}" for k in server_settings._HINTS
-    }
+    known = {f"supercoder.{k}" for k in server_settings.setting_keys()}
     extra = {k for k in declared if k not in known and not k.startswith(("supercoder.server.", "supercoder.trace."))}
     assert not extra
 
 
-def test_schema_bounds_match_what_the_server_accepts():
+def test_the_extension_forwards_every_server_setting():
+    """settings.ts sends the server exactly the keys the server declares (the rest are the extension's own)."""
+    ts = (EXT / "src" / "settings.ts").read_text()
+    lists = {
+        name: re.findall(r'"([A-Za-z]+)"', body)
+        for name, body in re.findall(r"export const (\w+) = \[(.*?)\] as const", ts, re.S)
+    }
+    sent = set(lists["SERVER_KEYS"]) | {f"hints.{k}" for k in lists["HINT_KEYS"]}
+    assert sent == set(server_settings.setting_keys())
+
+
+def test_schema_bounds_and_defaults_are_accepted_by_the_server():
     """A value VS Code's settings editor accepts is one the server accepts, at both ends of each range."""
     declared = _declared()
-    for key, (_attr, ok, _what) in server_settings._FIELDS.items():
+    for key in server_settings.setting_keys():
         prop = declared[f"supercoder.{key}"]
         for bound in ("minimum", "maximum"):
             if bound in prop:
-                assert ok(prop[bound]), f"supercoder.{key}: the schema's {bound} {prop[bound]} is refused by the server"
-        if "enum" in prop.get("items", {}):
-            assert set(prop["items"]["enum"]) == set(server_settings.PROPOSERS)
+                probe = server_settings.Settings()
+                assert server_settings.merge(probe, {key: prop[bound]}, "schema") == [], f"{key}={prop[bound]}"
     probe = server_settings.Settings()
-    assert (
-        server_settings.merge(
-            probe,
-            {
-                k: declared[f"supercoder.{k}"]["default"]
-                for k in server_settings._FIELDS
-                if declared[f"supercoder.{k}"]["default"] is not None
-            },
-            "defaults",
-        )
-        == []
-    )
+    nested: dict = {}
+    for key in server_settings.setting_keys():
+        value = declared[f"supercoder.{key}"]["default"]
+        if value is not None:
+            group, _, leaf = key.rpartition(".")
+            (nested.setdefault(group, {}) if group else nested)[leaf] = value
+    assert server_settings.merge(probe, nested, "defaults") == []
     assert dataclasses.asdict(probe) == dataclasses.asdict(server_settings.Settings())
 
 

@@ -11,6 +11,7 @@ unchanged keeps its result and is not redone.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import hashlib
 import json
 import logging
@@ -23,6 +24,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..model import FunctionResult, ReplacementCheck
+from ..options import REPLACE_OPTIONS, to_argv
+from ..serialize import function_from_json, replacement_from_json
 from .present import speedup
 from .settings import Settings
 
@@ -45,9 +49,9 @@ def text_hash(text: str) -> str:
 class FunctionJob:
     name: str
     hash: str
-    result: dict | None = None  # the worker's JSON entry for the function
+    result: FunctionResult | None = None  # decoded from the worker's report
     environment: dict | None = None  # compiler, flags, CPU of the run that produced it
-    replacement: dict | None = None  # `supercoder replace --json` for the best candidate
+    replacement: ReplacementCheck | None = None  # `supercoder replace --json` for the best candidate
     source_hash: str | None = None  # hash of the file text the replacement was computed from
     error: str | None = None
     task: asyncio.Task | None = None
@@ -150,36 +154,10 @@ class Jobs:
                 job.task.cancel()
 
     def command(self, path: Path, name: str) -> list[str]:
-        s = self.settings
-        argv = [
-            sys.executable,
-            "-m",
-            "supercoder_lsp.cli",
-            "optimize",
-            "--json",
-            "--progress-jsonl",
-            str(path),
-            "-f",
-            name,
-            "-n",
-            str(s.samples),
-            "--inputs",
-            str(s.inputs),
-            "--proposer",
-            ",".join(s.proposers),
-        ]
-        if s.flags:
-            argv.append(f"--cflags={s.flags}")
-        if s.cache_dir:
-            argv += ["--cache-dir", s.cache_dir]
-        if s.candidates_dir:
-            argv += ["--candidates", s.candidates_dir]
-        if s.base_url:
-            argv += ["--base-url", s.base_url, "--model", s.model or ""]
-        if s.hf_model:
-            argv += ["--hf-model", s.hf_model]
-        argv += ["--temperature", str(s.temperature), "--refine", str(s.refine)]
-        return argv
+        run = dataclasses.replace(self.settings.run, functions=(name,))
+        return [sys.executable, "-m", "supercoder_lsp.cli", "optimize", "--json", "--progress-jsonl", str(path)] + (
+            to_argv(run)
+        )
 
     async def _run(self, uri: str, doc: DocumentJobs, job: FunctionJob) -> None:
         job.token = f"supercoder-{uuid.uuid4().hex[:12]}"
@@ -192,9 +170,10 @@ class Jobs:
                 log.warning("%s: %s", job.name, job.error)
             else:
                 data = json.loads(out)
-                job.result = next((f for f in data["functions"] if f["name"] == job.name), None)
+                found = next((f for f in data["functions"] if f["name"] == job.name), None)
+                job.result = function_from_json(found) if found else None
                 job.environment = data.get("environment")
-            if job.result and job.result.get("best"):
+            if job.result and job.result.best_result():
                 self.on_result(uri)  # show the hint now; the replacement check follows
                 await self.progress.report(job.token, "re-verifying the replacement in the edited file", None)
                 async with self._slots:
@@ -237,7 +216,7 @@ class Jobs:
                 errors.append(line.decode(errors="replace"))
                 continue
             if ev.get("event") == "update":  # a verified, measured candidate: show it before the run ends
-                job.result = ev["function"]
+                job.result = function_from_json(ev["function"])
                 self.on_result(doc.uri)
                 continue
             pct = int(100 * (ev.get("step") or 0) / ev["steps"]) if ev.get("steps") else None
@@ -245,15 +224,15 @@ class Jobs:
         out = await stdout_task
         return await job.proc.wait(), out, errors
 
-    async def _check_replacement(self, doc: DocumentJobs, job: FunctionJob) -> dict | None:
+    async def _check_replacement(self, doc: DocumentJobs, job: FunctionJob) -> ReplacementCheck | None:
         """Rebuild the file with the verified assembly in place, with the project's flags, and re-verify it."""
         text = doc.path.read_text(errors="replace")
         job.source_hash = text_hash(text)
         asm_file = Path(tempfile.mkstemp(prefix="sc-best-", suffix=".s")[1])
         try:
-            assert job.result is not None
-            asm_file.write_text(job.result["best"]["assembly"])
-            best = job.result["best"]
+            best = job.result.best_result() if job.result else None
+            assert best is not None and job.result is not None
+            asm_file.write_text(best.assembly)
             sp = speedup(job.result)  # the deciding speedup (results.deciding_timing)
             argv = [
                 sys.executable,
@@ -266,13 +245,10 @@ class Jobs:
                 "--assembly",
                 str(asm_file),
                 "--json",
-                "--inputs",
-                str(self.settings.inputs),
                 "--note",
-                f"verified {sp:.2f}x faster than gcc -O3 ({best['label']})",
+                f"verified {sp:.2f}x faster than gcc -O3 ({best.label})",
+                *to_argv(self.settings.run, only=REPLACE_OPTIONS),
             ]
-            if self.settings.flags:
-                argv.append(f"--cflags={self.settings.flags}")
             job.proc = await asyncio.create_subprocess_exec(
                 *argv,
                 stdout=asyncio.subprocess.PIPE,
@@ -283,8 +259,8 @@ class Jobs:
             )
             out, err = await job.proc.communicate()
             if job.proc.returncode not in (0, 5):
-                return {"ok": False, "faster": False, "detail": err.decode(errors="replace").strip()[-500:]}
-            return json.loads(out)
+                return ReplacementCheck(False, False, err.decode(errors="replace").strip()[-500:])
+            return replacement_from_json(json.loads(out))
         finally:
             asm_file.unlink(missing_ok=True)
 

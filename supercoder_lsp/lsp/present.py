@@ -2,7 +2,7 @@
 code lenses, code actions, and the side-by-side assembly file.
 
 Everything here is a pure function of the current document text and the
-worker's JSON result for each function; ranges always come from the current
+typed result of each function (decoded from the worker by serialize.function_from_json); ranges always come from the current
 text, so a result stays attached to its function while the file is edited.
 """
 
@@ -15,8 +15,7 @@ from pathlib import Path
 from lsprotocol import types
 
 from .. import results
-from ..model import CFunction
-from ..serialize import candidate_from_json
+from ..model import CFunction, FunctionResult, ReplacementCheck
 from ..source import LineIndex, parse_functions
 from ..source.replaced import replaced_functions
 from .settings import Settings
@@ -24,26 +23,18 @@ from .settings import Settings
 SOURCE = "supercoder"
 
 
-def _best(result: dict | None) -> dict | None:
-    return result.get("best") if result else None
+def headline(result: FunctionResult | None) -> str | None:
+    """The claim of the best candidate (results.headline)."""
+    return results.headline(result.best_result()) if result else None
 
 
-def headline(result: dict) -> str | None:
-    """The claim of the best candidate, as results.headline wrote it into the JSON form."""
-    best = _best(result)
-    return best.get("headline") if best else None
-
-
-def speedup(result: dict | None) -> float:
+def speedup(result: FunctionResult | None) -> float:
     """The deciding speedup of the best candidate (results.deciding_timing)."""
-    best = _best(result)
-    if not best:
-        return 0.0
-    return best["speedup"] if best.get("speedup") is not None else (best.get("program_speedup") or 0.0)
+    return results.best_speedup(result) if result else 0.0
 
 
-def no_win_summary(result: dict) -> str:
-    return results.no_win_summary([candidate_from_json(c) for c in result.get("candidates", [])])
+def no_win_summary(result: FunctionResult) -> str:
+    return results.no_win_summary(result.candidates)
 
 
 @functools.lru_cache(maxsize=16)
@@ -62,12 +53,12 @@ def _lsp_range(r) -> types.Range:
     return types.Range(types.Position(r.start.line, r.start.character), types.Position(r.end.line, r.end.character))
 
 
-def diagnostics(text: str, results: dict[str, dict], s: Settings) -> list[types.Diagnostic]:
+def diagnostics(text: str, found: dict[str, FunctionResult], s: Settings) -> list[types.Diagnostic]:
     if not s.hints.diagnostics:
         return []
     fns = functions_by_name(text)
     out = []
-    for name, result in results.items():
+    for name, result in found.items():
         fn = fns.get(name)
         if fn is None or result is None:
             continue
@@ -80,10 +71,10 @@ def diagnostics(text: str, results: dict[str, dict], s: Settings) -> list[types.
                     source=SOURCE,
                     severity=types.DiagnosticSeverity.Hint,
                     code="speedup",
-                    data={"function": name, "label": result["best"]["label"]},
+                    data={"function": name, "label": result.best},
                 )
             )
-        elif s.hints.explain_no_win and result.get("status") == "done" and not _best(result):
+        elif s.hints.explain_no_win and result.status == "done" and result.best_result() is None:
             out.append(
                 types.Diagnostic(
                     range=_lsp_range(fn.name_range),
@@ -97,14 +88,14 @@ def diagnostics(text: str, results: dict[str, dict], s: Settings) -> list[types.
     return out
 
 
-def inlay_hints(text: str, results: dict[str, dict], s: Settings, rng: types.Range) -> list[types.InlayHint]:
+def inlay_hints(text: str, found: dict[str, FunctionResult], s: Settings, rng: types.Range) -> list[types.InlayHint]:
     if not s.hints.inlay_hints:
         return []
     fns = functions_by_name(text)
     data = text.encode("utf-8", "surrogatepass")
     idx = LineIndex(data)
     out = []
-    for name, result in results.items():
+    for name, result in found.items():
         fn = fns.get(name)
         if fn is None or speedup(result) < s.hint_min_speedup:
             continue
@@ -114,8 +105,8 @@ def inlay_hints(text: str, results: dict[str, dict], s: Settings, rng: types.Ran
         pos = idx.position(end)
         if not rng.start.line <= pos.line <= rng.end.line:
             continue
-        best = result["best"]
-        uses = f", uses {', '.join(best['features'])}" if best.get("features") else ""
+        best = result.best_result()
+        uses = f", uses {', '.join(best.features)}" if best and best.features else ""
         out.append(
             types.InlayHint(
                 position=types.Position(pos.line, pos.character),
@@ -129,22 +120,19 @@ def inlay_hints(text: str, results: dict[str, dict], s: Settings, rng: types.Ran
     return out
 
 
-def hover(text: str, results: dict[str, dict], pos: types.Position) -> types.Hover | None:
+def hover(text: str, found: dict[str, FunctionResult], pos: types.Position) -> types.Hover | None:
     """On a function's name: the verdict of every candidate, as a table."""
     for fn in _parsed(text):
         r = fn.name_range
         if r.start.line == pos.line and r.start.character <= pos.character <= r.end.character:
-            result = results.get(fn.name)
+            result = found.get(fn.name)
             if not result:
                 return None
             rows = ["| candidate | verdict | speedup (95% CI) |", "|---|---|---|"]
-            for c in result.get("candidates", []):
-                sp = (
-                    f"{c['speedup']:.2f}x ({c['speedup_ci'][0]:.2f}-{c['speedup_ci'][1]:.2f})"
-                    if c.get("speedup")
-                    else "-"
-                )
-                rows.append(f"| {c['label']} | {'accepted' if c['status'] == 'accepted' else c['reason']} | {sp} |")
+            for c in result.candidates:
+                t = results.deciding_timing(c)
+                sp = f"{t.speedup:.2f}x ({t.ci[0]:.2f}-{t.ci[1]:.2f})" if t else "-"
+                rows.append(f"| {c.label} | {'accepted' if c.status == 'accepted' else c.reason} | {sp} |")
             head = headline(result) or no_win_summary(result)
             return types.Hover(
                 contents=types.MarkupContent(
@@ -155,12 +143,12 @@ def hover(text: str, results: dict[str, dict], pos: types.Position) -> types.Hov
     return None
 
 
-def code_lenses(uri: str, text: str, results: dict[str, dict], s: Settings) -> list[types.CodeLens]:
+def code_lenses(uri: str, text: str, found: dict[str, FunctionResult], s: Settings) -> list[types.CodeLens]:
     if not s.hints.code_lens:
         return []
     fns = functions_by_name(text)
     out = []
-    for name, result in results.items():
+    for name, result in found.items():
         fn = fns.get(name)
         if fn is None or speedup(result) < s.hint_min_speedup:
             continue
@@ -189,20 +177,24 @@ def code_lenses(uri: str, text: str, results: dict[str, dict], s: Settings) -> l
 
 
 def replace_action(
-    uri: str, version: int | None, text: str, name: str, result: dict, replacement: dict | None, source_hash: str | None
+    uri: str,
+    version: int | None,
+    text: str,
+    name: str,
+    result: FunctionResult,
+    replacement: ReplacementCheck | None,
+    source_hash: str | None,
 ) -> types.CodeAction | None:
     """'Replace with verified assembly (1.62x)': offered only when the rebuilt, edited file verified and was
     faster, and only for the text it was computed from."""
     if replacement is None:
         return None
     title = f"Replace {name} with verified assembly ({speedup(result):.2f}x)"
-    if not (replacement.get("ok") and replacement.get("faster")):
+    if not (replacement.ok and replacement.faster):
         return types.CodeAction(
             title=title,
             kind=types.CodeActionKind.RefactorRewrite,
-            disabled=types.CodeActionDisabled(
-                reason=f"not a verified win in the rebuilt file: {replacement.get('detail', '')}"
-            ),
+            disabled=types.CodeActionDisabled(reason=f"not a verified win in the rebuilt file: {replacement.detail}"),
         )
     from .jobs import text_hash
 
@@ -218,11 +210,11 @@ def replace_action(
         document_changes=[
             types.TextDocumentEdit(
                 text_document=types.OptionalVersionedTextDocumentIdentifier(uri=uri, version=version),
-                edits=[types.TextEdit(range=types.Range(types.Position(0, 0), end), new_text=replacement["edited"])],
+                edits=[types.TextEdit(range=types.Range(types.Position(0, 0), end), new_text=replacement.edited)],
             )
         ]
     )
-    title = f"Replace {name} with verified assembly ({replacement['speedup']:.2f}x in the rebuilt file)"
+    title = f"Replace {name} with verified assembly ({replacement.speedup or 0:.2f}x in the rebuilt file)"
     return types.CodeAction(title=title, kind=types.CodeActionKind.RefactorRewrite, edit=edit)
 
 
@@ -230,10 +222,10 @@ def code_actions(
     uri: str,
     version: int | None,
     text: str,
-    results: dict[str, dict],
+    found: dict[str, FunctionResult],
     s: Settings,
     rng: types.Range,
-    replacements: dict[str, tuple[dict | None, str | None]] | None = None,
+    replacements: dict[str, tuple[ReplacementCheck | None, str | None]] | None = None,
 ) -> list[types.CodeAction]:
     fns = functions_by_name(text)
     out = []
@@ -242,29 +234,29 @@ def code_actions(
         r = fn.range
         if not (r.start.line <= rng.start.line <= r.end.line):
             continue
-        result = results.get(fn.name)
-        best = _best(result)
-        if best and speedup(result) >= s.hint_min_speedup:
-            change = best.get("source_change")
-            if change and change["kind"] == "attribute":
+        result = found.get(fn.name)
+        best = result.best_result() if result else None
+        if result and best and speedup(result) >= s.hint_min_speedup:
+            change = best.source_change
+            if change and change.kind == "attribute":
                 at = types.Position(r.start.line, r.start.character)
                 edit = types.WorkspaceEdit(
                     document_changes=[
                         types.TextDocumentEdit(
                             text_document=types.OptionalVersionedTextDocumentIdentifier(uri=uri, version=version),
-                            edits=[types.TextEdit(range=types.Range(at, at), new_text=change["text"] + "\n")],
+                            edits=[types.TextEdit(range=types.Range(at, at), new_text=change.text + "\n")],
                         )
                     ]
                 )
                 out.append(
                     types.CodeAction(
-                        title=f"Use {change['text']} ({speedup(result):.2f}x)",
+                        title=f"Use {change.text} ({speedup(result):.2f}x)",
                         kind=types.CodeActionKind.RefactorRewrite,
                         edit=edit,
                         is_preferred=True,
                     )
                 )
-            rep = replace_action(uri, version, text, fn.name, result, *replacements.get(fn.name, (None, None)))  # type: ignore[arg-type]
+            rep = replace_action(uri, version, text, fn.name, result, *replacements.get(fn.name, (None, None)))
             if rep is not None:
                 out.append(rep)
             out.append(
@@ -288,17 +280,17 @@ def code_actions(
     return out
 
 
-def side_by_side(path: Path, result: dict, environment: dict | None = None) -> Path:
+def side_by_side(path: Path, result: FunctionResult, environment: dict | None = None) -> Path:
     """Write <file>.supercoder.s: the -O3 assembly beside the best candidate, under the measured figures."""
-    best = _best(result)
-    left = result["baseline"]["assembly"].splitlines()
-    right = (best["assembly"] if best else "").splitlines()
+    best = result.best_result()
+    left = result.baseline_assembly.splitlines()
+    right = (best.assembly if best else "").splitlines()
     width = max([len(x.expandtabs(8)) for x in left] + [24]) + 2
     env = environment or {}
     head = [
-        f"# supercoder: {result['name']} in {path.name}",
+        f"# supercoder: {result.name} in {path.name}",
         f"# {headline(result) or no_win_summary(result)}",
-        f"# candidate: {best['label']} from {best['origin']}" if best else "# no verified faster candidate",
+        f"# candidate: {best.label} from {best.origin}" if best else "# no verified faster candidate",
         f"# CPU: {env.get('cpu_model', '?')}; compiler: {env.get('compiler_version', env.get('compiler', '?'))}",
         f"# {'-O3 (baseline)'.ljust(width - 2)}| candidate",
         "#",
@@ -312,22 +304,22 @@ def side_by_side(path: Path, result: dict, environment: dict | None = None) -> P
     return out
 
 
-def assembly_pair(path: Path, result: dict, outdir: Path) -> dict:
+def assembly_pair(path: Path, result: FunctionResult, outdir: Path) -> dict:
     """Write the -O3 assembly and the best candidate's as two files, for an editor's own diff view.
 
     Returns {"baseline": path, "candidate": path, "title": "..."}; without a verified candidate the
     candidate file says so, so the diff still opens and explains."""
-    best = _best(result)
+    best = result.best_result()
     import hashlib
 
     where = outdir / hashlib.sha256(str(path).encode()).hexdigest()[:16]
     where.mkdir(parents=True, exist_ok=True)
-    name = result["name"]
+    name = result.name
     left = where / f"{name}.O3.s"
-    left.write_text(f"# {name} in {path.name}: gcc -O3 (baseline)\n" + result["baseline"]["assembly"].rstrip() + "\n")
-    label = best["label"] if best else "none"
+    left.write_text(f"# {name} in {path.name}: gcc -O3 (baseline)\n" + result.baseline_assembly.rstrip() + "\n")
+    label = best.label if best else "none"
     right = where / f"{name}.{label}.s"
     head = f"# {name} in {path.name}: {label} - {headline(result) or no_win_summary(result)}\n"
-    right.write_text(head + ((best["assembly"].rstrip() + "\n") if best else ""))
+    right.write_text(head + ((best.assembly.rstrip() + "\n") if best else ""))
     title = f"{name}: -O3 \u2194 {label}" + (f" ({speedup(result):.2f}x)" if best else "")
     return {"baseline": str(left), "candidate": str(right), "title": title}

@@ -29,7 +29,7 @@ def _replay(opts) -> Proposer:
 def _template(opts) -> str:
     from .prompt import SUPERCODER_TEMPLATE
 
-    return opts.template or SUPERCODER_TEMPLATE
+    return opts.template.read_text() if opts.template else SUPERCODER_TEMPLATE
 
 
 def _openai(opts) -> Proposer:

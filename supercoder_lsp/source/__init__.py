@@ -2,7 +2,7 @@
 
 from .ctype import ctype_from_text
 from .edit import declaration_of, remove_definition
-from .parse import find_function, parse_functions
+from .parse import find_function, function_at, parse_functions
 from .positions import LineIndex
 
 __all__ = [
@@ -10,6 +10,7 @@ __all__ = [
     "ctype_from_text",
     "declaration_of",
     "find_function",
+    "function_at",
     "parse_functions",
     "remove_definition",
 ]

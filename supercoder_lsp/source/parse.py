@@ -303,3 +303,13 @@ def parse_functions(text: str | bytes) -> list[CFunction]:
 def find_function(functions: list[CFunction], name: str) -> CFunction | None:
     """The first function called `name`, or None."""
     return next((f for f in functions if f.name == name), None)
+
+
+def function_at(functions: list[CFunction], line: int, character: int) -> CFunction | None:
+    """The function definition around a position (0-based, as LSP counts): from the first
+    line of its header (attributes and return type included) to its closing brace."""
+    for f in functions:
+        r = f.range
+        if (r.start.line, r.start.character) <= (line, character) <= (r.end.line, r.end.character):
+            return f
+    return None

@@ -164,7 +164,12 @@ end)
 
 step("show assembly", function()
   vim.api.nvim_win_set_cursor(0, { 12, 8 }) -- in popcount's body: `x &= x - 1;`
-  R.function_at_cursor = sc.function_at_cursor()
+  sc.function_at_cursor(function(name)
+    R.function_at_cursor = name
+  end)
+  wait(10000, "the server to name the function at the cursor", function()
+    return R.function_at_cursor ~= nil
+  end)
   vim.cmd("SupercoderShowAsm")
   wait(20000, "the side-by-side assembly in a split", function()
     return #plain_windows() == 2

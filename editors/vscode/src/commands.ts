@@ -1,13 +1,16 @@
 // The extension's commands, written against small interfaces (no VS Code or client types) so that unit
-// tests drive them with fakes. extension.ts binds them to VS Code and to the language client.
-import { functionAt } from "./functions";
+// tests drive them with fakes. extension.ts binds them to VS Code and to the language client. Which function
+// is at the cursor is the server's to say (it parses C): commands send the position.
 
 export interface EditorState {
   uri: string;
   languageId: string;
-  lines: string[];
   line: number;
+  character: number;
 }
+
+/** A function, by name (from a code lens) or by a position inside it (the cursor). */
+export type Where = string | { line: number; character: number };
 
 export interface AssemblyPair {
   baseline: string;
@@ -36,21 +39,16 @@ export const COMMANDS = {
   setupServer: "supercoder.setupServer", // registered in extension.ts: it needs the extension's storage
 } as const;
 
-function target(deps: Deps, uri?: string, name?: string): { uri: string; name: string } | undefined {
+function target(deps: Deps, uri?: string, name?: string): { uri: string; where: Where } | undefined {
   if (uri && name) {
-    return { uri, name };
+    return { uri, where: name };
   }
   const ed = deps.activeEditor();
   if (!ed || ed.languageId !== "c") {
     deps.warn("SuperCoder: open a C file and put the cursor inside a function.");
     return undefined;
   }
-  const fn = functionAt(ed.lines, ed.line);
-  if (!fn) {
-    deps.warn(`SuperCoder: line ${ed.line + 1} is not inside a function definition.`);
-    return undefined;
-  }
-  return { uri: ed.uri, name: fn };
+  return { uri: ed.uri, where: { line: ed.line, character: ed.character } };
 }
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- VS Code passes command arguments untyped
@@ -59,14 +57,16 @@ export function makeCommands(deps: Deps): Record<string, (...args: any[]) => Pro
     [COMMANDS.optimizeAtCursor]: async (uri?: string, name?: string) => {
       const t = target(deps, uri, name);
       if (!t) return false;
-      await deps.call("supercoder.optimizeFunction", [t.uri, t.name]);
-      deps.info(`SuperCoder: optimizing ${t.name} in the background.`);
+      // the server answers the function's name, or null after telling the user why there is none
+      const fn = (await deps.call("supercoder.optimizeFunction", [t.uri, t.where])) as string | null;
+      if (!fn) return false;
+      deps.info(`SuperCoder: optimizing ${fn} in the background.`);
       return true;
     },
     [COMMANDS.showAssemblyDiff]: async (uri?: string, name?: string) => {
       const t = target(deps, uri, name);
       if (!t) return false;
-      const pair = (await deps.call("supercoder.assemblyFiles", [t.uri, t.name])) as AssemblyPair | null;
+      const pair = (await deps.call("supercoder.assemblyFiles", [t.uri, t.where])) as AssemblyPair | null;
       if (!pair) return false; // the server said why (no result yet)
       await deps.openDiff(pair.baseline, pair.candidate, pair.title);
       return true;

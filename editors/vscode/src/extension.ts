@@ -43,7 +43,7 @@ export async function activate(context: api.ExtensionContext): Promise<void> {
       if (!ed) return undefined;
       return {
         uri: ed.document.uri.toString(), languageId: ed.document.languageId,
-        lines: ed.document.getText().split(/\r?\n/), line: ed.selection.active.line,
+        line: ed.selection.active.line, character: ed.selection.active.character,
       };
     },
     openDiff: async (l, r, t) => api.openDiff(l, r, t),

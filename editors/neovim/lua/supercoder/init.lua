@@ -166,86 +166,6 @@ function M.setup(opts)
   end
 end
 
--- -- the function at the cursor ----------------------------------------------------------------
-
-local KEYWORDS = {
-  ["if"] = true,
-  ["while"] = true,
-  ["for"] = true,
-  ["switch"] = true,
-  ["return"] = true,
-  ["sizeof"] = true,
-  ["do"] = true,
-  ["else"] = true,
-  ["defined"] = true,
-}
-
---- The function a definition header on this line names, e.g. "popcount" for
---- `__attribute__((noinline)) int popcount(unsigned long x) {`; nil for other lines.
-function M.name_on_line(line)
-  if line == "" or line:match("^%s") or line:match("^[#}/*]") or line:match(";%s*$") then
-    return nil -- indented (a body), a directive, a comment, a closing brace, a prototype
-  end
-  line = line:gsub("__attribute__%s*%b()", ""):gsub("__declspec%s*%b()", "")
-  for name in line:gmatch("([%a_][%w_]*)%s*%(") do
-    if not KEYWORDS[name] then
-      return name
-    end
-  end
-end
-
-local function ts_function_at(bufnr, row, col)
-  local lang = vim.treesitter.language.get_lang(vim.bo[bufnr].filetype) or "c"
-  local ok, parser = pcall(vim.treesitter.get_parser, bufnr, lang)
-  if not ok or not parser then
-    return false -- no parser for this language: let the caller fall back
-  end
-  local tree = parser:parse()[1]
-  local node = tree and tree:root():named_descendant_for_range(row, col, row, col)
-  while node and node:type() ~= "function_definition" do
-    node = node:parent()
-  end
-  if not node then
-    return nil
-  end
-  local decl = node:field("declarator")[1]
-  while decl and decl:type() ~= "function_declarator" do
-    decl = decl:field("declarator")[1] -- through pointer_declarator and the like
-  end
-  local id = decl and decl:field("declarator")[1]
-  if id and id:type() == "identifier" then
-    return vim.treesitter.get_node_text(id, bufnr)
-  end
-  return nil
-end
-
---- The name of the function around (lnum, col) (1-based line, 0-based column) of bufnr, or nil.
---- Uses treesitter when a parser for the buffer's language is installed (Neovim bundles C's),
---- else the closest line above that looks like `type name(...)`.
----@param opts? { treesitter?: boolean }
-function M.function_at(bufnr, lnum, col, opts)
-  bufnr = (bufnr == nil or bufnr == 0) and vim.api.nvim_get_current_buf() or bufnr
-  if not opts or opts.treesitter ~= false then
-    local name = ts_function_at(bufnr, lnum - 1, col or 0)
-    if name ~= false then
-      return name
-    end
-  end
-  local lines = vim.api.nvim_buf_get_lines(bufnr, 0, lnum, false)
-  for i = #lines, 1, -1 do
-    local name = M.name_on_line(lines[i])
-    if name then
-      return name
-    end
-  end
-  return nil
-end
-
-function M.function_at_cursor()
-  local pos = vim.api.nvim_win_get_cursor(0)
-  return M.function_at(0, pos[1], pos[2])
-end
-
 -- -- talking to the server ----------------------------------------------------------------------
 
 local function client_for(bufnr)
@@ -394,46 +314,52 @@ function M.info(on_info, bufnr)
   return M.exec("supercoder.info", nil, bufnr, on_info)
 end
 
+-- -- the function at the cursor: the server parses C and resolves a position -------------------
+
+local function cursor_position(bufnr)
+  local client = client_for(bufnr)
+  return vim.lsp.util.make_position_params(0, client and client.offset_encoding or "utf-16").position
+end
+
+--- Ask the server for the name of the C function around the cursor; on_name(name) gets it, or nil.
+function M.function_at_cursor(on_name)
+  local buf = vim.api.nvim_get_current_buf()
+  return M.exec("supercoder.functionAt", { vim.uri_from_bufnr(buf), cursor_position(buf) }, buf, on_name)
+end
+
 -- -- commands ------------------------------------------------------------------------------------
 
-local function function_arg(args)
-  local name = args.args ~= "" and args.args or M.function_at_cursor()
-  if not name then
-    notify("no function at the cursor", vim.log.levels.WARN)
-  end
-  return name
+--- NAME when given, else the cursor's position: the server says which function that is (or why none).
+local function function_arg(args, bufnr)
+  return args.args ~= "" and args.args or cursor_position(bufnr)
 end
 
 local commands = {
   SupercoderOptimize = {
     function(args)
-      local name = function_arg(args)
-      if name then
-        local buf = vim.api.nvim_get_current_buf()
-        M.exec("supercoder.optimizeFunction", { vim.uri_from_bufnr(buf), name }, buf, function()
+      local buf = vim.api.nvim_get_current_buf()
+      M.exec("supercoder.optimizeFunction", { vim.uri_from_bufnr(buf), function_arg(args, buf) }, buf, function(name)
+        if name then -- else the server said why there is none
           notify("optimizing " .. name .. " (see the statusline, or :SupercoderInfo)")
-        end)
-      end
+        end
+      end)
     end,
     { nargs = "?", desc = "SuperCoder: optimize the function at the cursor (or NAME) now" },
   },
   SupercoderShowAsm = {
     function(args)
-      local name = function_arg(args)
-      if name then
-        local buf = vim.api.nvim_get_current_buf()
-        M.exec("supercoder.showAssembly", { vim.uri_from_bufnr(buf), name }, buf, function(path)
-          -- the server normally sent window/showDocument already; else it answers the path
-          if type(path) == "string" and path ~= "" then
-            for _, win in ipairs(vim.api.nvim_tabpage_list_wins(0)) do
-              if same_file(vim.api.nvim_buf_get_name(vim.api.nvim_win_get_buf(win)), path) then
-                return
-              end
+      local buf = vim.api.nvim_get_current_buf()
+      M.exec("supercoder.showAssembly", { vim.uri_from_bufnr(buf), function_arg(args, buf) }, buf, function(path)
+        -- the server normally sent window/showDocument already; else it answers the path
+        if type(path) == "string" and path ~= "" then
+          for _, win in ipairs(vim.api.nvim_tabpage_list_wins(0)) do
+            if same_file(vim.api.nvim_buf_get_name(vim.api.nvim_win_get_buf(win)), path) then
+              return
             end
-            M.open_split(path)
           end
-        end)
-      end
+          M.open_split(path)
+        end
+      end)
     end,
     { nargs = "?", desc = "SuperCoder: the -O3 and the verified assembly side by side" },
   },

@@ -15,21 +15,23 @@ function harness(editor?: EditorState, replies: Record<string, unknown> = {}) {
     showLog: () => {},
     restart: async () => {},
   };
-  return { cmds: makeCommands(deps), calls, diffs, warnings };
+  return { cmds: makeCommands(deps), deps, calls, diffs, warnings };
 }
 
-const C: EditorState = { uri: "file:///p/a.c", languageId: "c", lines: ["int f(int x)", "{", "  return x;", "}"], line: 2 };
+const C: EditorState = { uri: "file:///p/a.c", languageId: "c", line: 2, character: 4 };
 
-test("optimize at cursor asks the server for the function around the cursor", async () => {
-  const h = harness(C);
-  assert.equal(await h.cmds[COMMANDS.optimizeAtCursor](), true);
-  assert.deepEqual(h.calls, [["supercoder.optimizeFunction", ["file:///p/a.c", "f"]]]);
+test("optimize at cursor sends the cursor; the server resolves the function and names it", async () => {
+  const infos: string[] = [];
+  const h = harness(C, { "supercoder.optimizeFunction": "f" });
+  const cmds = makeCommands({ ...h.deps, info: (m) => infos.push(m) });
+  assert.equal(await cmds[COMMANDS.optimizeAtCursor](), true);
+  assert.deepEqual(h.calls, [["supercoder.optimizeFunction", ["file:///p/a.c", { line: 2, character: 4 }]]]);
+  assert.match(infos[0], /optimizing f in the background/);
 });
 
-test("outside a function, or in another language, it says what to do and asks nothing", async () => {
-  const h = harness({ ...C, lines: ["int x;", "", "int f(void) { return 1; }"], line: 1 });
+test("outside a function (the server says null), or in another language, nothing more happens", async () => {
+  const h = harness(C);  // the server answers null and has shown why
   assert.equal(await h.cmds[COMMANDS.optimizeAtCursor](), false);
-  assert.match(h.warnings[0], /line 2 is not inside a function/);
   const py = harness({ ...C, languageId: "python" });
   assert.equal(await py.cmds[COMMANDS.showAssemblyDiff](), false);
   assert.equal(py.calls.length, 0);
