@@ -76,7 +76,7 @@ class Options:
         help="comma-separated proposers (default: compilers, or replay when --candidates is given)",
     )
     samples: int = option(
-        8, "-n", "--samples", setting="samples", lo=1, hi=64, help="candidates per proposer per function (best-of-N)"
+        8, "-n", "--samples", setting="samples", lo=1, hi=1024, help="candidates per proposer per function (best-of-N)"
     )
     functions: tuple[str, ...] = option(
         (), "-f", "--function", repeat=True, help="optimize this function (repeatable); default: the top-k hot ones"

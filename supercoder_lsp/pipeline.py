@@ -8,8 +8,6 @@ candidate is recorded with its reason and the others go on.
 from __future__ import annotations
 
 import dataclasses
-import hashlib
-import json
 import logging
 import shutil
 import tempfile
@@ -19,26 +17,24 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import __version__, build, tools
+from . import build, tools
 from .asm.cut import FunctionMissing, cut_function
-from .asm.features import cpu_flags, cpu_model, instruction_features
+from .asm.features import instruction_features
 from .asm.statics import shared_statics
 from .cache import Cache
+from .environment import cache_key, environment
 from .file_context import FileContext
 from .harness.plan import Plan, describe, make_plan
 from .hotness import ProfileError, callgrind_profile, rank
 from .judge import Judge, choose_best
 from .measure.interleaved import InterleavedTimer, TimingSetup
-from .model import ACCEPTED, BuildConfig, Candidate, CandidateResult, CFunction, FunctionResult
+from .model import ACCEPTED, Candidate, CandidateResult, CFunction, FunctionResult
 from .options import InputError, Options
 from .propose.base import Feedback, ProposalRequest, ProposerUnavailable
 from .propose.registry import make_proposer
 from .results import no_win_summary
-from .serialize import SCHEMA_VERSION
 from .source import parse_functions
 from .stopwatch import Stopwatch
-from .verify import LIMITS as VERIFICATION_LIMITS
-from .verify import VERIFIER_VERSION
 from .verify.function_check import FunctionHarness
 from .verify.program import find_tests
 from .verify.program_state import record_states
@@ -57,44 +53,6 @@ class Report:
 
 
 Progress = Callable[..., None]  # (function, stage, step=None, steps=None)
-
-
-def environment(cfg: BuildConfig, opts: Options) -> dict:
-    return {
-        "compiler": cfg.compiler,
-        "compiler_version": tools.version(cfg.compiler),
-        "flags": list(cfg.flags),
-        "flags_from": cfg.source,
-        "cpu_model": cpu_model(),
-        "cpu_features": sorted(
-            cpu_flags()
-            & {
-                "popcnt",
-                "abm",
-                "bmi1",
-                "bmi2",
-                "avx",
-                "avx2",
-                "fma",
-                "sse4_1",
-                "sse4_2",
-                "ssse3",
-                "movbe",
-                "avx512f",
-                "avx512bw",
-                "avx512vl",
-                "adx",
-                "sse4a",
-                "tbm",
-            }
-        ),
-        "proposers": list(opts.proposers),
-        "samples": opts.samples,
-        "supercoder_version": __version__,
-        "verifier_version": VERIFIER_VERSION,
-        "verification_limits": list(VERIFICATION_LIMITS),
-        "hyperfine": tools.version("hyperfine") if tools.which("hyperfine") else None,
-    }
 
 
 class Pipeline:
@@ -199,34 +157,15 @@ class Pipeline:
 
     # -- function level ---------------------------------------------------------
     def _cache_key(self, ctx: FileContext, fn: CFunction, env: dict) -> str:
-        h = hashlib.sha256()
-        tests = []
-        for name, i, o in ctx.tests or []:
-            tests.append([name, hashlib.sha256(i.read_bytes() + b"\0" + o.read_bytes()).hexdigest()])
-        bench = hashlib.sha256(Path(self.opts.bench_input).read_bytes()).hexdigest() if self.opts.bench_input else None
-        key = {
-            "schema": SCHEMA_VERSION,
-            "version": __version__,
-            "verifier": VERIFIER_VERSION,
-            "function": fn.name,
-            # the whole file: the function's code depends on what it calls and what is inlined into it
-            "source": hashlib.sha256(ctx.text.encode()).hexdigest(),
-            "compiler": env["compiler"],
-            "compiler_version": env["compiler_version"],
-            "flags": env["flags"],
-            "cpu": [env["cpu_model"], sorted(cpu_flags())],
-            "proposers": [p.settings() for p in self.proposers],
-            "samples": self.opts.samples,
-            "bounds": self.bounds.get(fn.name),
-            "n_random": self.opts.n_random,
-            "rounds": self.opts.rounds,
-            "min_speedup": self.opts.min_speedup,
-            "tests": tests,
-            "bench": bench,
-            "workload": self.opts.workload,
-        }
-        h.update(json.dumps(key, sort_keys=True).encode())
-        return h.hexdigest()
+        return cache_key(
+            self.opts,
+            ctx.text,
+            ctx.tests,
+            fn.name,
+            self.bounds.get(fn.name),
+            env,
+            [p.settings() for p in self.proposers],
+        )
 
     def _function(self, ctx: FileContext, fn: CFunction, score: float, env: dict) -> FunctionResult:
         cache = self.cache

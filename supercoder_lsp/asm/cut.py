@@ -35,24 +35,12 @@ ask for an executable stack.
 
 from __future__ import annotations
 
-import bisect
 import functools
 import re
 from dataclasses import dataclass, field
 
-from .parse import (
-    ALIGN_DIRECTIVES,
-    ATT,
-    DATA_DIRECTIVES,
-    GLOBAL_DIRECTIVES,
-    IDENT_RE,
-    KEYED_DIRECTIVES,
-    Parsed,
-    Stmt,
-    code_segments,
-    parse,
-    split_args,
-)
+from .parse import ATT, IDENT_RE, Parsed, Stmt, code_segments, parse
+from .symbols import SymbolIndex, cfi_balanced
 
 __all__ = [
     "AsmFunction",
@@ -64,7 +52,6 @@ __all__ = [
     "rename_symbols",
 ]
 
-_FUNC_TYPES = ("@function", "%function", "stt_func", '"function"')
 _CLONE_HINT = "constprop, isra, part, cold, clone, specialized, localalias"
 
 
@@ -96,167 +83,13 @@ class FunctionMissing(Exception):
         self.name, self.kind, self.clones = name, kind, clones or []
 
 
-# --- symbol table -------------------------------------------------------------
-
-
-class _Index:
-    """Where each symbol of a parsed file is defined, typed, declared global."""
-
-    def __init__(self, p: Parsed):
-        self.p = p
-        self.defs: dict[str, int] = {}  # label / .comm / .set -> statement index
-        self.keyed: dict[str, list[int]] = {}
-        self.globals: set[str] = set()
-        self.locals: set[str] = set()
-        self.types: dict[str, str] = {}
-        self.type_order: list[str] = []
-        for s in p.stmts:
-            if s.kind == "label":
-                self.defs.setdefault(s.op, s.index)
-                continue
-            key = s.key
-            if key is None:
-                continue
-            if s.op in (".comm", ".lcomm", ".set", ".equ", ".equiv"):
-                self.defs.setdefault(key, s.index)
-                if s.op == ".lcomm":
-                    self.locals.add(key)
-                continue
-            self.keyed.setdefault(key, []).append(s.index)
-            if s.op in GLOBAL_DIRECTIVES:
-                for a in split_args(s.args):
-                    self.globals.add(a.strip('"'))
-            elif s.op == ".local":
-                self.locals.add(key)
-            elif s.op == ".type":
-                args = split_args(s.args)
-                t = args[1].strip().lower() if len(args) > 1 else ""
-                self.types[key] = "function" if t in _FUNC_TYPES else t.lstrip("@%").strip('"')
-                if key not in self.type_order:
-                    self.type_order.append(key)
-        self._ranges: dict[str, tuple[int, int, bool]] = {}
-        self._tops: list[tuple[int, int, str]] | None = None
-
-    def is_global(self, name: str) -> bool:
-        if name in self.locals:
-            return False
-        if name in self.globals:
-            return True
-        s = self.p.stmts[self.defs[name]] if name in self.defs else None
-        return bool(s and s.op == ".comm")  # `.comm` without `.local` is a global common
-
-    def is_function(self, name: str) -> bool:
-        return self.types.get(name) == "function"
-
-    # -- function ranges --
-
-    def preamble_start(self, i: int, name: str) -> int:
-        """Walk back from label i over alignment and directives keyed to `name`."""
-        stmts, sec = self.p.stmts, self.p.stmts[i].section
-        while i > 0:
-            s = stmts[i - 1]
-            if s.kind == "directive" and (
-                (s.op in ALIGN_DIRECTIVES and s.section == sec) or (s.key == name and s.op in KEYED_DIRECTIVES)
-            ):
-                i -= 1
-            else:
-                break
-        return i
-
-    def function_range(self, name: str) -> tuple[int, int, bool]:
-        """(first, last, has_size) statement indices of a function's body."""
-        if name in self._ranges:
-            return self._ranges[name]
-        stmts, li = self.p.stmts, self.defs[name]
-        start = self.preamble_start(li, name)
-        end, has_size = None, False
-        for k in self.keyed.get(name, []):
-            if k > li and stmts[k].op == ".size":
-                end, has_size = k, True
-                break
-        if end is None:  # no .size: up to the next function's preamble, or the end
-            end = len(stmts) - 1
-            for j in range(li + 1, len(stmts)):
-                s = stmts[j]
-                if (
-                    s.kind == "label"
-                    and not s.op.startswith(".L")
-                    and not s.op.startswith(name + ".cold")
-                    and (self.is_function(s.op) or s.op in self.globals)
-                ):
-                    end = self.preamble_start(j, s.op) - 1
-                    break
-        depth = sum(_cfi_delta(stmts[j]) for j in range(start, end + 1))
-        while depth > 0 and end + 1 < len(stmts):
-            end += 1
-            depth += _cfi_delta(stmts[end])
-        self._ranges[name] = (start, end, has_size)
-        return self._ranges[name]
-
-    def owner(self, i: int) -> str | None:
-        """The function whose body holds statement i, if any."""
-        if self._tops is None:
-            tops: list[tuple[int, int, str]] = []
-            funcs = sorted(
-                (self.defs[n], n)
-                for n in self.types
-                if self.is_function(n) and n in self.defs and self.p.stmts[self.defs[n]].kind == "label"
-            )
-            for li, n in funcs:
-                if tops and tops[-1][0] <= li <= tops[-1][1]:
-                    continue  # e.g. f.cold inside f's body
-                a, b, _ = self.function_range(n)
-                tops.append((a, b, n))
-            self._tops = tops
-        k = bisect.bisect_right([t[0] for t in self._tops], i) - 1
-        if k >= 0 and self._tops[k][0] <= i <= self._tops[k][1]:
-            return self._tops[k][2]
-        return None
-
-    def data_unit(self, li: int) -> list[int]:
-        """Alignment + label + data directives (+ keyed lines) of a data label."""
-        stmts, name = self.p.stmts, self.p.stmts[li].op
-        sec = stmts[li].section
-        out = list(range(self.preamble_start(li, name), li + 1))
-        seen_data = False
-        for j in range(li + 1, len(stmts)):
-            s = stmts[j]
-            if s.needs_section() and s.section != sec:
-                break
-            if s.kind == "label" and not seen_data:
-                out.append(j)
-            elif s.kind == "directive" and s.op in DATA_DIRECTIVES:
-                out.append(j)
-                seen_data = True
-            elif s.kind == "directive" and s.key == name and s.op in KEYED_DIRECTIVES:
-                out.append(j)
-            else:
-                break
-        return out
-
-
-def _cfi_balanced(stmts: list[Stmt]) -> bool:
-    depth = 0
-    for s in stmts:
-        depth += _cfi_delta(s)
-        if depth not in (0, 1):
-            return False
-    return depth == 0
-
-
-def _cfi_delta(s: Stmt) -> int:
-    if s.kind != "directive":
-        return 0
-    return {".cfi_startproc": 1, ".cfi_endproc": -1}.get(s.op, 0)
-
-
 # --- public API ------------------------------------------------------------
 
 
 @functools.lru_cache(maxsize=8)
-def _indexed(asm: str) -> _Index:
+def _indexed(asm: str) -> SymbolIndex:
     """Parse once per text: callers often cut several functions from one file."""
-    return _Index(parse(asm))
+    return SymbolIndex(parse(asm))
 
 
 def list_functions(asm: str) -> list[str]:
@@ -265,7 +98,7 @@ def list_functions(asm: str) -> list[str]:
     return [n for n in idx.type_order if idx.is_function(n)]
 
 
-def _missing(idx: _Index, name: str) -> FunctionMissing:
+def _missing(idx: SymbolIndex, name: str) -> FunctionMissing:
     clones = [n for n in idx.defs if n.startswith(name + ".") and idx.is_function(n)]
     if clones:
         return FunctionMissing(
@@ -318,7 +151,78 @@ def normalize_candidate(text: str, name: str) -> AsmFunction:
         raise ValueError(str(e)) from e
 
 
-def _cut(idx: _Index, name: str, *, lenient: bool) -> AsmFunction:
+class _Reach:
+    """Every statement the function needs: its body, then what the kept statements reference,
+    followed to a fixed point; local functions, local data and external symbols on the way."""
+
+    def __init__(self, idx: SymbolIndex):
+        self.idx, self.stmts = idx, idx.p.stmts
+        self.kept: set[int] = set()
+        self.work: list[int] = []
+        self.done: set[str] = set()
+        self.local_calls: list[str] = []
+        self.local_objects: list[str] = []
+        self.external: list[str] = []
+
+    def keep(self, indices) -> None:
+        for i in indices:
+            if i not in self.kept:
+                self.kept.add(i)
+                self.work.append(i)
+
+    def keep_symbol(self, sym: str) -> None:
+        self.keep(self.idx.keyed.get(sym, []))
+
+    def resolve(self, ref: str) -> None:
+        idx = self.idx
+        if ref in self.done:
+            return
+        self.done.add(ref)
+        if ref not in idx.defs or idx.is_global(ref):
+            if ref != "_GLOBAL_OFFSET_TABLE_":
+                self.external.append(ref)
+            return
+        di = idx.defs[ref]
+        s = self.stmts[di]
+        if di in self.kept:
+            return
+        if s.kind != "label":  # .comm / .lcomm / .set
+            self.keep([di])
+            self.keep_symbol(ref)
+            if s.op in (".comm", ".lcomm"):
+                self.local_objects.append(ref)
+            return
+        owner = idx.owner(di)
+        if owner is not None and not idx.is_global(owner):
+            a, b, _ = idx.function_range(owner)
+            self.keep(range(a, b + 1))
+            if owner not in self.local_calls:
+                self.local_calls.append(owner)
+        elif idx.is_function(ref):
+            a, b, _ = idx.function_range(ref)
+            self.keep(range(a, b + 1))
+            self.local_calls.append(ref)
+        else:
+            self.keep(idx.data_unit(di))
+            if not ref.startswith(".L"):
+                self.local_objects.append(ref)
+
+    def run(self, name: str, start: int, end: int) -> list[int]:
+        self.done.add(name)
+        self.keep(range(start, end + 1))
+        self.keep_symbol(name)
+        while self.work:
+            s = self.stmts[self.work.pop()]
+            if s.kind == "label":
+                self.keep_symbol(s.op)
+                self.done.add(s.op)
+            for ref in s.refs():  # follow references to a fixed point
+                self.resolve(ref)
+        return sorted(self.kept)
+
+
+def _own_body(idx: SymbolIndex, name: str) -> tuple[int, int, int, bool]:
+    """(label index, start, end, has .size) of `name`, or FunctionMissing."""
     stmts = idx.p.stmts
     if name not in idx.defs or stmts[idx.defs[name]].kind != "label":
         raise _missing(idx, name)
@@ -334,105 +238,66 @@ def _cut(idx: _Index, name: str, *, lenient: bool) -> AsmFunction:
             f"its .cold section); cut `{owner}` instead.",
         )
     start, end, has_size = idx.function_range(name)
+    return li, start, end, has_size
 
-    kept: set[int] = set()
-    work: list[int] = []
-    done: set[str] = {name}
-    local_calls: list[str] = []
-    local_objects: list[str] = []
-    external: list[str] = []
 
-    def keep(indices):
-        for i in indices:
-            if i not in kept:
-                kept.add(i)
-                work.append(i)
-
-    def keep_symbol(sym: str):
-        keep(idx.keyed.get(sym, []))
-
-    def resolve(ref: str):
-        if ref in done:
-            return
-        done.add(ref)
-        if ref not in idx.defs:
-            if ref != "_GLOBAL_OFFSET_TABLE_":
-                external.append(ref)
-            return
-        if idx.is_global(ref):
-            external.append(ref)
-            return
-        di = idx.defs[ref]
-        s = stmts[di]
-        if di in kept:
-            return
-        if s.kind != "label":  # .comm / .lcomm / .set
-            keep([di])
-            keep_symbol(ref)
-            if s.op in (".comm", ".lcomm"):
-                local_objects.append(ref)
-            return
-        owner = idx.owner(di)
-        if owner is not None and not idx.is_global(owner):
-            a, b, _ = idx.function_range(owner)
-            keep(range(a, b + 1))
-            if owner not in local_calls:
-                local_calls.append(owner)
-        elif idx.is_function(ref):
-            a, b, _ = idx.function_range(ref)
-            keep(range(a, b + 1))
-            local_calls.append(ref)
-        else:
-            keep(idx.data_unit(di))
-            if not ref.startswith(".L"):
-                local_objects.append(ref)
-
-    keep(range(start, end + 1))
-    keep_symbol(name)
-    while work:
-        s = stmts[work.pop()]
-        if s.kind == "label":
-            keep_symbol(s.op)
-            done.add(s.op)
-        for ref in s.refs():  # follow references to a fixed point
-            resolve(ref)
-
-    order = sorted(kept)
-    if lenient and not _cfi_balanced([stmts[i] for i in order]):
-        order = [i for i in order if not stmts[i].op.startswith(".cfi_")]
-
-    # synthetic lines: (sort key, Stmt, comment)
-    sec = stmts[li].section
+def _declarations(idx: SymbolIndex, name: str, li: int, order: list[int], start: int, end: int, has_size: bool):
+    """The lines the cut adds so that it defines `name` as a global function of its size: (sort key, Stmt)
+    pairs, and notes for the user."""
+    stmts = idx.p.stmts
+    sec, syntax = stmts[li].section, stmts[li].syntax
     extra: list[tuple[tuple[int, int], Stmt]] = []
     notes = []
     if not idx.is_global(name):
-        g = _synthetic(".globl", name, sec, stmts[li].syntax)
+        g = _synthetic(".globl", name, sec, syntax)
         if name in idx.types:  # compiler output: the C function was static
             g.text += "\t# static in the original; made global in the cut"
             notes.append(f"`{name}` is static (local) in the original; the cut makes it global.")
         extra.append(((li, -2), g))
     if name not in idx.types:
-        extra.append(((li, -1), _synthetic(".type", f"{name}, @function", sec, stmts[li].syntax)))
+        extra.append(((li, -1), _synthetic(".type", f"{name}, @function", sec, syntax)))
     if not has_size:
         last = max(i for i in order if start <= i <= end and stmts[i].section == sec)
-        extra.append(((last, 1), _synthetic(".size", f"{name}, .-{name}", sec, stmts[li].syntax)))
+        extra.append(((last, 1), _synthetic(".size", f"{name}, .-{name}", sec, syntax)))
+    return extra, notes
 
-    # report names in the order the kept text first mentions them
-    mentioned = [r for i in order for r in stmts[i].refs()]
-    local_calls = sorted(local_calls, key=lambda n: _first(mentioned, n))
-    local_objects = sorted(local_objects, key=lambda n: _first(mentioned, n))
-    external = sorted(external, key=lambda n: _first(mentioned, n))
-    items = sorted([((i, 0), stmts[i]) for i in order] + extra, key=lambda t: t[0])
-    text = _emit(idx.p, [s for _, s in items], name, notes)
-    kept_stmts = [s for _, s in items]
-    sections = []
-    for s in kept_stmts:
+
+def _sections(kept: list[Stmt]) -> list[str]:
+    sections: list[str] = []
+    for s in kept:
         if s.needs_section() and s.section not in sections:
             sections.append(s.section)
         elif s.op in (".comm", ".lcomm") and ".bss" not in sections:
             sections.append(".bss")
-    has_cold = any(s.kind == "label" and re.search(r"\.cold(\.\d+)?$", s.op) for s in kept_stmts)
-    return AsmFunction(name, text, local_calls, external, sections, has_cold, local_objects)
+    return sections
+
+
+def _cut(idx: SymbolIndex, name: str, *, lenient: bool) -> AsmFunction:
+    stmts = idx.p.stmts
+    li, start, end, has_size = _own_body(idx, name)
+    reach = _Reach(idx)
+    order = reach.run(name, start, end)
+    if lenient and not cfi_balanced([stmts[i] for i in order]):
+        order = [i for i in order if not stmts[i].op.startswith(".cfi_")]
+    extra, notes = _declarations(idx, name, li, order, start, end, has_size)
+
+    # report names in the order the kept text first mentions them
+    mentioned = [r for i in order for r in stmts[i].refs()]
+
+    def first_mentioned(names: list[str]) -> list[str]:
+        return sorted(names, key=lambda n: _first(mentioned, n))
+
+    kept = [s for _, s in sorted([((i, 0), stmts[i]) for i in order] + extra, key=lambda t: t[0])]
+    has_cold = any(s.kind == "label" and re.search(r"\.cold(\.\d+)?$", s.op) for s in kept)
+    return AsmFunction(
+        name,
+        _emit(idx.p, kept, name, notes),
+        first_mentioned(reach.local_calls),
+        first_mentioned(reach.external),
+        _sections(kept),
+        has_cold,
+        first_mentioned(reach.local_objects),
+    )
 
 
 def _first(seq: list[str], name: str) -> int:

@@ -161,10 +161,90 @@ def _code(line: str) -> str:
     return "".join(p if k != "comment" else " " for k, p in code_segments(line))
 
 
+class _Scan:
+    """The state of one pass over the text: the profile so far and the current section."""
+
+    def __init__(self) -> None:
+        self.prof = Profile()
+        self.stack: list[str] = []
+        self.section, self.previous = ".text", [".text"]
+
+    def directive(self, where: str, op_l: str, args: str) -> None:
+        prof = self.prof
+        if op_l in _BAD_DIRECTIVES:
+            prof.findings.append(f"{where}: directive {op_l} {_BAD_DIRECTIVES[op_l]}".rstrip())
+        elif op_l in (".text", ".data", ".bss", ".section", ".pushsection", ".popsection", ".previous"):
+            new = _section_of(op_l, args, self.section, self.stack, self.previous)
+            if new != self.section:
+                self.previous.append(self.section)
+            self.section = new
+            name, _, flags = new.partition("\0")
+            if name.startswith(_CTOR_SECTIONS):
+                prof.findings.append(f"{where}: section {name} runs code before the harness")
+            elif "x" in flags and "w" in flags:
+                prof.findings.append(f"{where}: section {name} is writable and executable")
+            prof.sections.add(name)
+        elif op_l in (".set", ".equ", ".equiv", ".comm", ".lcomm"):
+            prof.defined.add(args.split(",")[0].strip())
+        elif op_l in _RAW_DATA and _executable(self.section):
+            prof.findings.append(f"{where}: raw bytes in an executable section")
+
+    def instruction(self, where: str, stmt: str) -> None:
+        prof = self.prof
+        words = [w for w in re.split(r"\s+", stmt) if w]
+        while words and words[0].lower() in _PREFIXES:
+            words.pop(0)
+        if not words:
+            return
+        mnem = words[0].lower()
+        operands = " ".join(words[1:])
+        base = re.sub(r"[bwlq]$", "", mnem) if mnem not in FORBIDDEN_MNEMONICS else mnem
+        why = FORBIDDEN_MNEMONICS.get(mnem) or FORBIDDEN_MNEMONICS.get(base)
+        if why:
+            prof.findings.append(f"{where}: {why} '{mnem}'")
+            return
+        if re.search(r"%?\b(cr|dr)\d+\b", operands, re.I):
+            prof.findings.append(f"{where}: accesses a control or debug register")
+        if re.search(r"%?\b[fg]s\s*:", operands, re.I):
+            prof.segment = True
+        branch = bool(_BRANCH.match(mnem))
+        self._addresses(where, mnem, operands, branch)
+        for m in _SYMBOL.finditer(re.sub(r"%\w+", " ", operands)):
+            sym = m.group(1)
+            if _REG.match(sym) or re.fullmatch(r"\d+[fb]", sym):
+                continue
+            prof.symbols.add(sym)
+            prof.where.setdefault(sym, where)
+
+    def _addresses(self, where: str, mnem: str, operands: str, branch: bool) -> None:
+        """Indirect branches, and absolute addresses as branch targets or memory operands."""
+        prof = self.prof
+        if (
+            branch
+            and "*" in operands
+            or branch
+            and re.match(r"^(qword|dword)?\s*(ptr)?\s*\[|^%?r\w+$", operands.strip(), re.I)
+        ):
+            if mnem.startswith("call"):
+                prof.indirect_call = True
+            else:
+                prof.indirect_jump = True
+        if (
+            branch
+            and re.fullmatch(r"\$?-?(0x[0-9a-f]+|\d+)", operands.strip(), re.I)
+            and not re.fullmatch(r"\d+[fb]", operands.strip())
+        ):
+            prof.findings.append(f"{where}: branches to an absolute address")
+        elif not branch and not mnem.startswith("lea"):  # lea computes an address, never touches it
+            for opnd in _split_operands(operands):
+                if _absolute_memory(opnd):
+                    prof.findings.append(f"{where}: uses an absolute address ({opnd})")
+                    break
+
+
 def profile(text: str) -> Profile:
-    prof = Profile()
-    stack: list[str] = []
-    section, previous = ".text", [".text"]
+    scan = _Scan()
+    prof = scan.prof
     for lineno, raw in enumerate(text.splitlines(), 1):
         for stmt in _code(raw).split(";"):
             stmt = stmt.strip()
@@ -177,79 +257,15 @@ def profile(text: str) -> Profile:
             if not stmt:
                 continue
             where = f"line {lineno}: {raw.strip()[:80]!r}"
-            parts = stmt.split(None, 1)
-            op, args = parts[0], (parts[1] if len(parts) > 1 else "")
-            op_l, args = op.lower(), args.strip()
             m = re.match(r"^([A-Za-z_.$][\w.$]*)\s*=", stmt)
             if m:
                 prof.defined.add(m.group(1))
                 continue
-            if op_l.startswith("."):
-                if op_l in _BAD_DIRECTIVES:
-                    prof.findings.append(f"{where}: directive {op_l} {_BAD_DIRECTIVES[op_l]}".rstrip())
-                    continue
-                if op_l in (".text", ".data", ".bss", ".section", ".pushsection", ".popsection", ".previous"):
-                    new = _section_of(op_l, args, section, stack, previous)
-                    if new != section:
-                        previous.append(section)
-                    section = new
-                    name, _, flags = section.partition("\0")
-                    if name.startswith(_CTOR_SECTIONS):
-                        prof.findings.append(f"{where}: section {name} runs code before the harness")
-                    elif "x" in flags and "w" in flags:
-                        prof.findings.append(f"{where}: section {name} is writable and executable")
-                    prof.sections.add(name)
-                    continue
-                if op_l in (".set", ".equ", ".equiv", ".comm", ".lcomm"):
-                    prof.defined.add(args.split(",")[0].strip())
-                    continue
-                if op_l in _RAW_DATA and _executable(section):
-                    prof.findings.append(f"{where}: raw bytes in an executable section")
-                continue
-            words = [w for w in re.split(r"\s+", stmt) if w]
-            while words and words[0].lower() in _PREFIXES:
-                words.pop(0)
-            if not words:
-                continue
-            mnem = words[0].lower()
-            operands = " ".join(words[1:])
-            base = re.sub(r"[bwlq]$", "", mnem) if mnem not in FORBIDDEN_MNEMONICS else mnem
-            why = FORBIDDEN_MNEMONICS.get(mnem) or FORBIDDEN_MNEMONICS.get(base)
-            if why:
-                prof.findings.append(f"{where}: {why} '{mnem}'")
-                continue
-            if re.search(r"%?\b(cr|dr)\d+\b", operands, re.I):
-                prof.findings.append(f"{where}: accesses a control or debug register")
-            if re.search(r"%?\b[fg]s\s*:", operands, re.I):
-                prof.segment = True
-            branch = bool(_BRANCH.match(mnem))
-            if (
-                branch
-                and "*" in operands
-                or branch
-                and re.match(r"^(qword|dword)?\s*(ptr)?\s*\[|^%?r\w+$", operands.strip(), re.I)
-            ):
-                if mnem.startswith("call"):
-                    prof.indirect_call = True
-                else:
-                    prof.indirect_jump = True
-            if (
-                branch
-                and re.fullmatch(r"\$?-?(0x[0-9a-f]+|\d+)", operands.strip(), re.I)
-                and not re.fullmatch(r"\d+[fb]", operands.strip())
-            ):
-                prof.findings.append(f"{where}: branches to an absolute address")
-            elif not branch and not mnem.startswith("lea"):  # lea computes an address, never touches it
-                for opnd in _split_operands(operands):
-                    if _absolute_memory(opnd):
-                        prof.findings.append(f"{where}: uses an absolute address ({opnd})")
-                        break
-            for m in _SYMBOL.finditer(re.sub(r"%\w+", " ", operands)):
-                sym = m.group(1)
-                if _REG.match(sym) or re.fullmatch(r"\d+[fb]", sym):
-                    continue
-                prof.symbols.add(sym)
-                prof.where.setdefault(sym, where)
+            parts = stmt.split(None, 1)
+            if parts[0].startswith("."):
+                scan.directive(where, parts[0].lower(), (parts[1] if len(parts) > 1 else "").strip())
+            else:
+                scan.instruction(where, stmt)
     prof.symbols -= prof.defined
     return prof
 

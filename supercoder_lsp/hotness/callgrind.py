@@ -215,34 +215,8 @@ def callgrind_profile(
             cmd: list[str] | str = workload.replace("{exe}", shlex.join(argv))
         else:
             cmd = argv
-        out_path, err_path = os.path.join(tmp, "stdout"), os.path.join(tmp, "stderr")
-        stdin: Any = open(stdin_path, "rb") if stdin_path else subprocess.DEVNULL
-        try:
-            with open(out_path, "wb") as out, open(err_path, "wb") as err:
-                proc = subprocess.Popen(
-                    cmd,
-                    shell=isinstance(cmd, str),
-                    stdin=stdin,
-                    stdout=out,
-                    stderr=err,
-                    cwd=cwd,
-                    start_new_session=True,
-                )
-                try:
-                    rc = proc.wait(timeout=timeout)
-                except subprocess.TimeoutExpired:
-                    try:
-                        os.killpg(proc.pid, signal.SIGKILL)
-                    except ProcessLookupError:
-                        pass
-                    proc.wait()
-                    raise ProfileTimeout(
-                        f"{os.path.basename(exe)} did not finish within {timeout:g}s under callgrind "
-                        "(programs run about 50x slower there); use a smaller workload or a larger timeout"
-                    ) from None
-        finally:
-            if stdin is not subprocess.DEVNULL:
-                stdin.close()
+        err_path = os.path.join(tmp, "stderr")
+        rc = _run(cmd, exe, stdin_path, cwd, tmp, timeout)
         stderr = _tail(err_path)
         if rc != 0:
             how = f"was killed by signal {-rc}" if rc < 0 else f"exited with status {rc}"
@@ -255,3 +229,35 @@ def callgrind_profile(
             for key, ir in parse_callgrind_file(path)[0].items():
                 costs[key] = costs.get(key, 0) + ir
     return merge_costs(costs, exe, all_objects)
+
+
+def _run(cmd: list[str] | str, exe: str, stdin_path: str | None, cwd, tmp: str, timeout: float) -> int:
+    """Run the (valgrind-wrapped) command in its own session, output to files in `tmp`; its exit status."""
+    out_path, err_path = os.path.join(tmp, "stdout"), os.path.join(tmp, "stderr")
+    stdin: Any = open(stdin_path, "rb") if stdin_path else subprocess.DEVNULL
+    try:
+        with open(out_path, "wb") as out, open(err_path, "wb") as err:
+            proc = subprocess.Popen(
+                cmd,
+                shell=isinstance(cmd, str),
+                stdin=stdin,
+                stdout=out,
+                stderr=err,
+                cwd=cwd,
+                start_new_session=True,
+            )
+            try:
+                return proc.wait(timeout=timeout)
+            except subprocess.TimeoutExpired:
+                try:
+                    os.killpg(proc.pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+                proc.wait()
+                raise ProfileTimeout(
+                    f"{os.path.basename(exe)} did not finish within {timeout:g}s under callgrind "
+                    "(programs run about 50x slower there); use a smaller workload or a larger timeout"
+                ) from None
+    finally:
+        if stdin is not subprocess.DEVNULL:
+            stdin.close()

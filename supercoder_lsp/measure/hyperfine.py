@@ -68,6 +68,11 @@ def time_programs(
         "baseline-again",
         base_cmd,
     ]
+    _run(argv, workdir, timeout)
+    return _timing(json.loads(out.read_text())["results"], min_speedup)
+
+
+def _run(argv: list[str], workdir: Path, timeout: float) -> None:
     # Candidate programs contain themselves (a seccomp constructor); hyperfine and
     # everything it starts run in their own session, killed whole on timeout.
     p = subprocess.Popen(
@@ -92,7 +97,11 @@ def time_programs(
             pass
     if p.returncode != 0:
         raise RuntimeError(f"hyperfine failed: {err.strip()[:1000]}")
-    res = json.loads(out.read_text())["results"]
+
+
+def _timing(res: list[dict], min_speedup: float) -> Timing:
+    """The candidate's run times against both baseline runs (before and after it): the ratio of
+    medians with its CI, and the baseline's A/A spread as the noise floor."""
     b1, c, b2 = res[0]["times"], res[1]["times"], res[2]["times"]
     base = b1 + b2
     med, lo, hi = ratio_of_medians_ci(base, c)

@@ -174,10 +174,8 @@ class InterleavedTimer:
             )
         return [(a, b, c) for a, b, c in times]
 
-    def time(self, base_asm: str, cand_asm: str, tag: str) -> Timing:
-        per_alignment: list[dict[str, Any]] = []
-        pooled: list[float] = []
-        samples: dict = {"unit": "ns per call", "alignments": {}}
+    def _link(self, base_asm: str, cand_asm: str, tag: str) -> dict[int, Path]:
+        """One timing executable per alignment, each checked against the same link of the original."""
         exes = {}
         for off in self.s.offsets:
             objs = [
@@ -196,6 +194,31 @@ class InterleavedTimer:
             load_time = check_linked(exes[off], self._reference[off])
             if load_time:
                 raise TimingMismatch("; ".join(load_time))
+        return exes
+
+    def _alignment(self, off: int, rows: list[tuple[float, float, float]]) -> tuple[dict[str, Any], list[float]]:
+        """One alignment's speedup with its CI, its A/A noise floor, and its per-round ratios."""
+        t0 = [a for a, _, _ in rows]
+        t1 = [b for _, b, _ in rows]
+        t2 = [c for _, _, c in rows]
+        ratio = [(a * b) ** 0.5 / c for a, b, c in zip(t0, t1, t2)]  # both baseline copies: less bias from position
+        aa = [a / b for a, b in zip(t0, t1)]
+        med, lo, hi = median_ci(ratio)
+        aa_med, aa_lo, aa_hi = median_ci(aa)
+        stats = {
+            "offset": off,
+            "speedup": med,
+            "ci": [lo, hi],
+            "aa": aa_med,
+            "aa_ci": [aa_lo, aa_hi],
+            "noise_floor": noise_floor(aa_lo, aa_hi, self.s.min_speedup),
+            "baseline_ns": median_ci(t0)[0],
+            "candidate_ns": median_ci(t2)[0],
+        }
+        return stats, ratio
+
+    def time(self, base_asm: str, cand_asm: str, tag: str) -> Timing:
+        exes = self._link(base_asm, cand_asm, tag)
         # Several passes over the alignments, so that every alignment is
         # sampled across the whole window: the machine's state (a busy SMT
         # sibling, frequency) drifts over seconds and moves ratios with it.
@@ -204,45 +227,38 @@ class InterleavedTimer:
         for _ in range(self.s.passes):
             for off, exe in exes.items():
                 rows_by[off] += self._run(exe, off, per_pass)
+        per_alignment: list[dict[str, Any]] = []
+        pooled: list[float] = []
+        samples: dict = {"unit": "ns per call", "alignments": {}}
         for off, rows in rows_by.items():
-            t0 = [a for a, _, _ in rows]
-            t1 = [b for _, b, _ in rows]
-            t2 = [c for _, _, c in rows]
-            ratio = [(a * b) ** 0.5 / c for a, b, c in zip(t0, t1, t2)]  # both baseline copies: less bias from position
-            aa = [a / b for a, b in zip(t0, t1)]
-            med, lo, hi = median_ci(ratio)
-            aa_med, aa_lo, aa_hi = median_ci(aa)
-            floor = noise_floor(aa_lo, aa_hi, self.s.min_speedup)
-            per_alignment.append(
-                {
-                    "offset": off,
-                    "speedup": med,
-                    "ci": [lo, hi],
-                    "aa": aa_med,
-                    "aa_ci": [aa_lo, aa_hi],
-                    "noise_floor": floor,
-                    "baseline_ns": median_ci(t0)[0],
-                    "candidate_ns": median_ci(t2)[0],
-                }
-            )
-            samples["alignments"][str(off)] = {"baseline": t0, "baseline_copy": t1, "candidate": t2}
+            stats, ratio = self._alignment(off, rows)
+            per_alignment.append(stats)
+            samples["alignments"][str(off)] = {
+                "baseline": [a for a, _, _ in rows],
+                "baseline_copy": [b for _, b, _ in rows],
+                "candidate": [c for _, _, c in rows],
+            }
             pooled += ratio
-        # The noise floor is the worst A/A deviation seen in any layout; the
-        # candidate must clear it in every alignment.
-        floor = max(a["noise_floor"] for a in per_alignment)
-        significant = all(a["ci"][0] > floor for a in per_alignment)
-        slower = all(a["ci"][1] < 1 / floor for a in per_alignment)
-        med = median_ci(pooled)[0]
-        lo = min(a["ci"][0] for a in per_alignment)
-        hi = max(a["ci"][1] for a in per_alignment)
-        noise = (min(a["aa_ci"][0] for a in per_alignment), max(a["aa_ci"][1] for a in per_alignment))
-        if significant:
-            detail = f"{med:.2f}x faster (95% CI {lo:.2f}-{hi:.2f}) in all {len(per_alignment)} alignments"
-        elif slower:
-            detail = f"slower: {med:.2f}x (95% CI {lo:.2f}-{hi:.2f})"
-        else:
-            detail = (
-                f"no significant difference: {med:.2f}x (95% CI {lo:.2f}-{hi:.2f}); "
-                f"noise floor {floor:.2f}x (A/A {noise[0]:.2f}-{noise[1]:.2f})"
-            )
-        return Timing("interleaved", med, (lo, hi), noise, significant, per_alignment, samples, detail)
+        return _verdict(per_alignment, pooled, samples)
+
+
+def _verdict(per_alignment: list[dict[str, Any]], pooled: list[float], samples: dict) -> Timing:
+    """The noise floor is the worst A/A deviation seen in any layout; the candidate must clear it in
+    every alignment."""
+    floor = max(a["noise_floor"] for a in per_alignment)
+    significant = all(a["ci"][0] > floor for a in per_alignment)
+    slower = all(a["ci"][1] < 1 / floor for a in per_alignment)
+    med = median_ci(pooled)[0]
+    lo = min(a["ci"][0] for a in per_alignment)
+    hi = max(a["ci"][1] for a in per_alignment)
+    noise = (min(a["aa_ci"][0] for a in per_alignment), max(a["aa_ci"][1] for a in per_alignment))
+    if significant:
+        detail = f"{med:.2f}x faster (95% CI {lo:.2f}-{hi:.2f}) in all {len(per_alignment)} alignments"
+    elif slower:
+        detail = f"slower: {med:.2f}x (95% CI {lo:.2f}-{hi:.2f})"
+    else:
+        detail = (
+            f"no significant difference: {med:.2f}x (95% CI {lo:.2f}-{hi:.2f}); "
+            f"noise floor {floor:.2f}x (A/A {noise[0]:.2f}-{noise[1]:.2f})"
+        )
+    return Timing("interleaved", med, (lo, hi), noise, significant, per_alignment, samples, detail)

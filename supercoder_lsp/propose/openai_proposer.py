@@ -92,7 +92,7 @@ class OpenAIProposer:
 
     def _ask(self, messages: list[dict], n: int) -> list[tuple[str, str | None]]:
         resp = self.client.chat.completions.create(
-            model=self.model,  # type: ignore[arg-type]  # checked when the proposer is made
+            model=self.model,  # checked when the proposer is made
             messages=messages,  # type: ignore[arg-type]  # plain role/content dicts, as the API takes
             n=n,
             temperature=self.s.temperature,

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import shutil
 import subprocess
-from pathlib import Path
 
 import pytest
+from support import FIXTURES
 
 from supercoder_lsp.model import CFunction, CType, Position, Range
 from supercoder_lsp.source import (
@@ -17,9 +17,9 @@ from supercoder_lsp.source import (
     remove_definition,
 )
 
-FIXTURES = Path(__file__).parent / "fixtures" / "source"
-SEVERAL = (FIXTURES / "several.c").read_text(encoding="utf-8")
-HOT_COLD = (FIXTURES / "hot_cold.c").read_text(encoding="utf-8")
+SOURCES = FIXTURES / "source"
+SEVERAL = (SOURCES / "several.c").read_text(encoding="utf-8")
+HOT_COLD = (SOURCES / "hot_cold.c").read_text(encoding="utf-8")
 
 
 def one(text: str) -> CFunction:
@@ -54,7 +54,7 @@ def test_several_finds_every_definition_in_order_including_ifdef_arms():
 
 
 def test_popcount_fixture():
-    fn = one((FIXTURES / "popcount.c").read_text(encoding="utf-8"))
+    fn = one((SOURCES / "popcount.c").read_text(encoding="utf-8"))
     assert fn.name == "popcount"
     assert str(fn.signature) == "int (unsigned long x)"
     assert fn.signature.params[0].type == CType("unsigned long", "int", 64, False)
@@ -414,7 +414,7 @@ def test_random_bytes_never_raise():
 @pytest.mark.parametrize("path", [pytest.param("several.c", id="several"), pytest.param("hot_cold.c", id="hot_cold")])
 def test_every_truncation_parses(path):
     """A file being typed from top to bottom: every definition already complete is still found, intact."""
-    data = (FIXTURES / path).read_bytes()
+    data = (SOURCES / path).read_bytes()
     full = parse_functions(data)
     for end in range(0, len(data) + 1, 7):
         prefix = data[:end]

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from pathlib import Path
+from support import FIXTURES
 
 from supercoder_lsp.replace import render
 from supercoder_lsp.source import find_function, parse_functions
 from supercoder_lsp.source.replaced import replaced_functions
 
-SRC = (Path(__file__).parent / "fixtures" / "verify" / "popcount.c").read_text()
+SRC = (FIXTURES / "verify" / "popcount.c").read_text()
 ASM = "\t.globl\tpopcount\n\t.type\tpopcount, @function\npopcount:\n\tpopcntq\t%rdi, %rax\n\tret\n"
 
 

@@ -3,15 +3,13 @@ only a program, not the function harness, can make."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
-from test_cli import by_label, run_json
+from support import FIXTURES, by_label, run_json
 
 from supercoder_lsp import build
 from supercoder_lsp.asm.cut import cut_function
 from supercoder_lsp.model import BuildConfig
 
-FIX = Path(__file__).parent / "fixtures" / "verify"
+FIX = FIXTURES / "verify"
 NOHARNESS = FIX / "noharness"
 
 

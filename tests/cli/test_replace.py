@@ -8,11 +8,12 @@ import sys
 from pathlib import Path
 
 import pytest
+from support import FIXTURES
 
 from supercoder_lsp import replace
 from supercoder_lsp.source import parse_functions
 
-FIX = Path(__file__).parent / "fixtures"
+FIX = FIXTURES
 SWAR = FIX / "lsp" / "cands" / "popcount" / "swar.s"
 POPCNT = FIX / "verify" / "cands" / "popcount" / "good-popcnt.s"
 

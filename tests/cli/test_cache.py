@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import json
 import multiprocessing as mp
-from pathlib import Path
+
+from support import FIXTURES
 
 from supercoder_lsp.cache import Cache
 from supercoder_lsp.model import CandidateResult, FunctionResult, Position, Range, SourceChange, Timing
@@ -87,7 +88,7 @@ def test_a_verdict_from_another_verifier_version_is_not_served(tmp_path, monkeyp
     """A verdict reached by a weaker verifier must not survive a change to what is checked."""
     from supercoder_lsp import pipeline
 
-    verify = Path(__file__).parent / "fixtures" / "verify"
+    verify = FIXTURES / "verify"
     opts = pipeline.Options(
         proposers=("replay",),
         candidates_dir=verify / "cands",

@@ -3,42 +3,14 @@
 from __future__ import annotations
 
 import json
-import os
 import shutil
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 from procs import leftover_processes
+from support import FIXTURES, by_label, run_json, supercoder
 
-ROOT = Path(__file__).parent.parent
-FIX = Path(__file__).parent / "fixtures"
+FIX = FIXTURES
 VERIFY = FIX / "verify"
-
-
-def supercoder(*args: str, cache: Path | None = None, cwd: Path | None = None) -> subprocess.CompletedProcess:
-    env = dict(os.environ)
-    if cache is not None:
-        env["SUPERCODER_CACHE_DIR"] = str(cache)
-    return subprocess.run(
-        [sys.executable, "-m", "supercoder_lsp.cli", *args],
-        capture_output=True,
-        text=True,
-        timeout=600,
-        env=env,
-        cwd=cwd or ROOT,
-    )
-
-
-def run_json(*args: str, cache: Path | None = None) -> dict:
-    p = supercoder("optimize", "--json", *args, *([] if cache else ["--no-cache"]), cache=cache)
-    assert p.returncode == 0, p.stderr
-    return json.loads(p.stdout)
-
-
-def by_label(fn: dict) -> dict:
-    return {c["label"]: c for c in fn["candidates"]}
 
 
 def test_kernighan_popcount_gets_a_verified_popcnt_and_a_source_change(tmp_path):

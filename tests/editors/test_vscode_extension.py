@@ -12,11 +12,12 @@ import subprocess
 import zipfile
 from pathlib import Path
 
+from support import ROOT, supercoder
 import pytest
 
 from supercoder_lsp.lsp import settings as server_settings
 
-EXT = Path(__file__).resolve().parents[1] / "editors" / "vscode"
+EXT = ROOT / "editors" / "vscode"
 NODE_BUILTINS = {
     "fs",
     "path",

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 from procs import leftover_processes
+from support import FIXTURES
 
 from supercoder_lsp import build
 from supercoder_lsp.asm.cut import cut_function
@@ -24,8 +25,8 @@ from supercoder_lsp.verify.function_check import FunctionHarness
 from supercoder_lsp.verify.program import find_tests, run_tests
 from supercoder_lsp.verify.sandbox import sandbox_available
 
-FIX = Path(__file__).parent / "fixtures" / "hostile"
-PROG = Path(__file__).parent / "fixtures" / "verify"
+FIX = FIXTURES / "hostile"
+PROG = FIXTURES / "verify"
 
 EXPECTED = {
     "good-popcnt": {"accepted"},

@@ -6,15 +6,15 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 from openai_stub import Stub
+from support import FIXTURES
 
 from supercoder_lsp.pipeline import Options, Pipeline
 from supercoder_lsp.propose.prompt import SUPERCODER_TEMPLATE, candidate_from_reply
 
-FIX = Path(__file__).parent / "fixtures"
+FIX = FIXTURES
 SRC = FIX / "verify" / "popcount.c"
 GOOD_TU = (FIX / "verify" / "cands" / "popcount" / "whole-tu-native.s").read_text()
 WRONG = "\t.text\n\t.globl popcount\n\t.type popcount, @function\npopcount:\n\tpopcntl %edi, %eax\n\tret\n\t.size popcount, .-popcount\n"

@@ -9,9 +9,10 @@ import json
 import re
 import subprocess
 import sys
-from pathlib import Path
 
-FIX = Path(__file__).parent / "fixtures" / "ipa_ra"
+from support import FIXTURES
+
+FIX = FIXTURES / "ipa_ra"
 CAND = FIX / "cands" / "dist" / "clobbers-caller-saved.s"
 
 

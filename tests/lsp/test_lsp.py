@@ -13,8 +13,9 @@ from pathlib import Path
 import pytest_lsp
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
+from support import FIXTURES
 
-FIX = Path(__file__).parent / "fixtures" / "verify"
+FIX = FIXTURES / "verify"
 WORK = Path(tempfile.mkdtemp(prefix="sc-lsp-test-"))
 OPTIONS = {"samples": 1, "inputs": 5000, "cacheDir": str(WORK / "cache"), "parallelJobs": 1}
 
@@ -172,7 +173,7 @@ async def test_resave_cancels_the_stale_job_and_reopen_shows_the_cached_result(c
 
 async def test_replace_with_verified_assembly_builds_behaves_and_is_faster(client: LanguageClient, tmp_path):
     client.set_configuration(
-        {"proposers": ["replay"], "candidatesDir": str(Path(__file__).parent / "fixtures" / "lsp" / "cands")},
+        {"proposers": ["replay"], "candidatesDir": str(FIXTURES / "lsp" / "cands")},
         section="supercoder",
     )
     client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings=None))
@@ -288,7 +289,7 @@ async def test_bad_settings_are_reported_and_defaults_kept(client: LanguageClien
 
     await asyncio.wait_for(warned(), 10)
     text = " ".join(m.message for m in client.messages)
-    assert "'samples' must be an integer from 1 to 64" in text and "keeping 1" in text
+    assert "'samples' must be an integer from 1 to 1024" in text and "keeping 1" in text
     assert "'hints.inlayHints' must be true or false" in text and "unknown setting 'colour'" in text
 
 

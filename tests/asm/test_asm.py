@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
+from support import FIXTURES
 
 from supercoder_lsp.asm.cut import (
     AsmFunction,
@@ -36,7 +37,7 @@ from supercoder_lsp.asm.features import (
     required_cpu_flags,
 )
 
-FIX = Path(__file__).parent / "fixtures" / "asm"
+FIX = FIXTURES / "asm"
 COMPILERS = [pytest.param(c, id=c) for c in ("gcc", "clang") if shutil.which(c)]
 pytestmark = pytest.mark.skipif(not shutil.which("gcc"), reason="needs gcc")
 

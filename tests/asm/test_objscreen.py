@@ -3,9 +3,8 @@ and the linked-program check that keeps load-time code from running before the f
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
+from support import FIXTURES
 
 from supercoder_lsp import build
 from supercoder_lsp.asm.cut import cut_function
@@ -14,7 +13,7 @@ from supercoder_lsp.asm.objscreen import screen_object
 from supercoder_lsp.model import BuildConfig
 from supercoder_lsp.source import parse_functions
 
-FIX = Path(__file__).parent / "fixtures"
+FIX = FIXTURES
 HOSTILE = FIX / "hostile" / "popcount"
 POPCOUNT = FIX / "verify" / "popcount.c"
 

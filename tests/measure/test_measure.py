@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import random
-from pathlib import Path
 
 import pytest
+from support import FIXTURES
 
 from supercoder_lsp import build
 from supercoder_lsp.asm.cut import cut_function
@@ -15,7 +15,7 @@ from supercoder_lsp.measure.stats import median_ci, noise_floor, ratio_of_median
 from supercoder_lsp.model import BuildConfig
 from supercoder_lsp.source import parse_functions
 
-FIX = Path(__file__).parent / "fixtures" / "verify"
+FIX = FIXTURES / "verify"
 
 
 @pytest.fixture(scope="module")

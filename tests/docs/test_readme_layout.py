@@ -4,9 +4,8 @@ package is named there, and everything it names exists."""
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from support import ROOT
 
 
 def layout_block() -> str:
@@ -30,7 +29,17 @@ def test_everything_the_layout_names_exists():
     block = layout_block()
     pkg = ROOT / "supercoder_lsp"
     named = set(re.findall(r"\b([a-z_]+\.(?:py|h|S|c))\b", block))
-    exists = {p.name for d in (pkg, ROOT / "benchmarks") for p in d.rglob("*") if p.is_file()}
+    exists = {p.name for d in (pkg, ROOT / "benchmarks", ROOT / "tests") for p in d.rglob("*") if p.is_file()}
     assert not named - exists, f"README Layout names files that do not exist: {sorted(named - exists)}"
     for top in re.findall(r"^(\S+/)", block, re.M):
         assert (ROOT / top).is_dir(), f"README Layout names {top}, which does not exist"
+
+
+def test_tests_are_grouped_by_stage():
+    """Each test module sits in the folder of what it tests; a stage folder of the package has its tests'."""
+    tests = ROOT / "tests"
+    assert not list(tests.glob("test_*.py")), "a test module outside a stage folder"
+    stages = {p.name for p in (ROOT / "supercoder_lsp").iterdir() if (p / "__init__.py").exists()}
+    have = {p.parent.name for p in tests.glob("*/test_*.py")}
+    # harness/ (the plan and the C it renders) is tested where it runs: tests/verify
+    assert stages - {"harness"} <= have, f"stages without a test folder: {sorted(stages - have)}"

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import importlib.util
 import socket
-from pathlib import Path
 
 from openai_stub import Stub
+from support import ROOT
 
-ROOT = Path(__file__).parent.parent
 spec = importlib.util.spec_from_file_location("launch", ROOT / "server" / "launch.py")
 launch = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(launch)

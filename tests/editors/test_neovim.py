@@ -22,9 +22,10 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from support import ROOT, supercoder
 import pytest
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = ROOT
 PLUGIN = REPO / "editors" / "neovim"
 SNIPPET = PLUGIN / "README-snippet.lua"
 E2E = PLUGIN / "tests" / "e2e.lua"

@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from test_verify import asm_fn, check_asm, make_harness
+from support import FIXTURES, asm_fn, check_asm, make_harness
 
 from supercoder_lsp import build
 from supercoder_lsp.asm.cut import cut_function
@@ -16,7 +16,7 @@ from supercoder_lsp.harness.plan import make_plan
 from supercoder_lsp.model import BuildConfig
 from supercoder_lsp.source import parse_functions
 
-FIX = Path(__file__).parent / "fixtures" / "verify"
+FIX = FIXTURES / "verify"
 ATT = FIX / "attacks"
 
 

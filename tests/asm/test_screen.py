@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 import subprocess
-from pathlib import Path
 
 import pytest
+from support import FIXTURES
 
 from supercoder_lsp import tools
 from supercoder_lsp.asm.cut import cut_function, list_functions
 from supercoder_lsp.asm.screen import screen
 
-ASM_FIX = Path(__file__).parent / "fixtures" / "asm"
+ASM_FIX = FIXTURES / "asm"
 ORIGINAL = "\t.text\n\t.globl f\n\t.type f, @function\nf:\n\tmovq %rdi, %rax\n\tret\n\t.size f, .-f\n"
 
 

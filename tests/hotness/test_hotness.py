@@ -7,6 +7,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from support import FIXTURES
 
 from supercoder_lsp.hotness import (
     ProfileError,
@@ -22,9 +23,9 @@ from supercoder_lsp.hotness import (
 )
 from supercoder_lsp.source import parse_functions
 
-FIXTURES = Path(__file__).parent / "fixtures" / "source"
-SEVERAL = parse_functions((FIXTURES / "several.c").read_text(encoding="utf-8"))
-HOT_COLD_SRC = FIXTURES / "hot_cold.c"
+SOURCES = FIXTURES / "source"
+SEVERAL = parse_functions((SOURCES / "several.c").read_text(encoding="utf-8"))
+HOT_COLD_SRC = SOURCES / "hot_cold.c"
 HOT_COLD = parse_functions(HOT_COLD_SRC.read_text(encoding="utf-8"))
 
 needs_tools = pytest.mark.skipif(
@@ -120,7 +121,7 @@ def _stdin(tmp_path: Path, text: str) -> str:
 
 @needs_tools
 def test_callgrind_ranks_the_hot_loop_first(hot_cold_exe):
-    profile = callgrind_profile(str(hot_cold_exe), stdin_path=str(FIXTURES / "hot_cold.in"), timeout=60)
+    profile = callgrind_profile(str(hot_cold_exe), stdin_path=str(SOURCES / "hot_cold.in"), timeout=60)
     # 20 rounds x 1000 elements: well over 20k instructions in mix_all, a handful in banner
     assert profile["mix_all"] > 20 * 1000 * 2
     assert 0 < profile["banner"] < 100
@@ -176,7 +177,7 @@ def test_missing_executable_is_an_error(tmp_path):
 @needs_tools
 def test_parsed_costs_add_up_to_the_file_total(hot_cold_exe, tmp_path):
     out = tmp_path / "callgrind.out"
-    with open(FIXTURES / "hot_cold.in", "rb") as stdin:
+    with open(SOURCES / "hot_cold.in", "rb") as stdin:
         subprocess.run(
             ["valgrind", "--tool=callgrind", "--quiet", f"--callgrind-out-file={out}", str(hot_cold_exe)],
             stdin=stdin,

@@ -1,0 +1,74 @@
+"""What tests share: where the fixtures and the repository are, the command as a user runs it,
+and a function harness over real gcc output."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from supercoder_lsp import build
+from supercoder_lsp.asm.cut import cut_function
+from supercoder_lsp.harness.plan import make_plan
+from supercoder_lsp.model import BuildConfig
+from supercoder_lsp.source import parse_functions
+from supercoder_lsp.verify.function_check import FunctionHarness
+
+ROOT = Path(__file__).resolve().parent.parent
+FIXTURES = ROOT / "tests" / "fixtures"
+
+
+def supercoder(*args: str, cache: Path | None = None, cwd: Path | None = None) -> subprocess.CompletedProcess:
+    env = dict(os.environ)
+    if cache is not None:
+        env["SUPERCODER_CACHE_DIR"] = str(cache)
+    return subprocess.run(
+        [sys.executable, "-m", "supercoder_lsp.cli", *args],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env=env,
+        cwd=cwd or ROOT,
+    )
+
+
+def run_json(*args: str, cache: Path | None = None) -> dict:
+    p = supercoder("optimize", "--json", *args, *([] if cache else ["--no-cache"]), cache=cache)
+    assert p.returncode == 0, p.stderr
+    return json.loads(p.stdout)
+
+
+def by_label(fn: dict) -> dict:
+    return {c["label"]: c for c in fn["candidates"]}
+
+
+def asm_fn(name: str, body: str) -> str:
+    return f"\t.text\n\t.globl\t{name}\n\t.type\t{name}, @function\n{name}:\n{body}\n\t.size\t{name}, .-{name}\n"
+
+
+def make_harness(tmp: Path, c_file: Path, name: str, *, bounds=None, n_random=20_000, flags=("-O3",)):
+    cfg = BuildConfig("gcc", flags, "test", str(c_file.parent))
+    asm = build.compile_to_asm(c_file, cfg, tmp / "base.s")
+    cut = cut_function(asm, name)
+    base = tmp / "base.o"
+    build.assemble(cut.text, base)
+    fn = next(f for f in parse_functions(c_file.read_text()) if f.name == name)
+    plan = make_plan(fn.signature, bounds)
+    assert plan.supported, plan.why
+    support = ()
+    if cut.external_refs:
+        obj = tmp / "file.o"
+        build.compile_object(c_file, cfg, obj)
+        build.objcopy(obj, "--weaken")
+        support = (obj,)
+    h = FunctionHarness(tmp / "h", name, plan, n_random=n_random, support_objs=support, min_timeout=2)
+    h.prepare(base)
+    return h, cut
+
+
+def check_asm(h: FunctionHarness, tmp: Path, text: str, tag: str):
+    obj = tmp / f"{tag}.o"
+    build.assemble(text, obj)
+    return h.check(obj, tag)
