@@ -86,7 +86,7 @@ def test_unwritable_cache_reports_instead_of_failing(tmp_path):
 
 def test_a_verdict_from_another_verifier_version_is_not_served(tmp_path, monkeypatch):
     """A verdict reached by a weaker verifier must not survive a change to what is checked."""
-    from supercoder_lsp import pipeline
+    from supercoder_lsp import environment, pipeline
 
     verify = FIXTURES / "verify"
     opts = pipeline.Options(
@@ -98,8 +98,8 @@ def test_a_verdict_from_another_verifier_version_is_not_served(tmp_path, monkeyp
         functions=("popcount",),
         cache_dir=tmp_path,
     )
-    monkeypatch.setattr(pipeline, "VERIFIER_VERSION", 1)
+    monkeypatch.setattr(environment, "VERIFIER_VERSION", 1)  # what the cache key says
     assert pipeline.Pipeline(opts).run(verify / "popcount.c").functions[0].cached is False
     assert pipeline.Pipeline(opts).run(verify / "popcount.c").functions[0].cached is True
-    monkeypatch.setattr(pipeline, "VERIFIER_VERSION", 2)
+    monkeypatch.setattr(environment, "VERIFIER_VERSION", 2)
     assert pipeline.Pipeline(opts).run(verify / "popcount.c").functions[0].cached is False
