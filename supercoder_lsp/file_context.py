@@ -8,6 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from . import build
+from .build.debuginfo import CompiledFunction, compile_debug_object, compiled_functions
 from .harness import include_dir
 from .model import BuildConfig, CFunction
 from .source import remove_definition
@@ -21,6 +22,20 @@ class FileContext:
         self._support: Path | None = None
         self._program: Path | None = None
         self._rest: dict[str, Path] = {}
+        self._compiled: dict[str, CompiledFunction] | None = None
+        self.compiled_problem: str | None = None  # why there are no types from the compiler
+
+    def compiled(self) -> dict[str, CompiledFunction] | None:
+        """Every function as the compiler saw it (a -g build with the project's flags), or None when
+        that build fails (then `compiled_problem` says why, and the text's own types are used)."""
+        if self._compiled is None and self.compiled_problem is None:
+            obj = self.work / "debug.o"
+            try:
+                compile_debug_object(self.path, self.cfg, obj)
+                self._compiled = compiled_functions(obj)
+            except build.BuildError as e:
+                self.compiled_problem = f"no types from the compiler ({e.what}: {e.output.strip()[:200]})"
+        return self._compiled
 
     def support_object(self) -> Path:
         """The file's own object with its function and main made weak, so a

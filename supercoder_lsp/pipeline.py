@@ -33,6 +33,7 @@ from .options import InputError, Options
 from .propose.base import Feedback, ProposalRequest, ProposerUnavailable
 from .propose.registry import make_proposer
 from .results import no_win_summary
+from .selection import as_compiled, holders, missing_detail
 from .source import parse_functions
 from .stopwatch import Stopwatch
 from .verify.function_check import FunctionHarness
@@ -153,7 +154,7 @@ class Pipeline:
                 "functions ranked by a static score (loops, nesting, calls in loops); "
                 "give --bench-input or --workload to rank by a measured profile"
             )
-        return ranked[: self.opts.top]
+        return holders(ranked, ctx.compiled() or {}, self.opts.top, notes)
 
     # -- function level ---------------------------------------------------------
     def _cache_key(self, ctx: FileContext, fn: CFunction, env: dict) -> str:
@@ -176,10 +177,14 @@ class Pipeline:
                 hit.range = fn.range
                 hit.cached = True
                 return hit
+        fn, missing = as_compiled(ctx, fn)
         res = FunctionResult(fn.name, fn.range, str(fn.signature) if fn.signature else "?", "done", "", score)
         notes_before = len(self.notes)
         try:
-            self._optimize(ctx, fn, res)
+            if missing:
+                res.status, res.detail = "unsupported", missing
+            else:
+                self._optimize(ctx, fn, res)
         except build.BuildError as e:
             res.status, res.detail = "error", str(e)
         except (RuntimeError, OSError) as e:
@@ -202,7 +207,8 @@ class Pipeline:
         harness, timer = self._harness_and_timer(ctx, fn, plan, base_obj, fdir, res, sw)
         if harness is None and not ctx.tests:
             res.status = "unsupported"
-            res.detail = f"cannot verify candidates: {res.harness}; give program tests with --tests DIR"
+            ask = "" if "--tests" in res.harness else "; give program tests with --tests DIR"
+            res.detail = f"cannot verify candidates: {res.harness}{ask}"
             return
         rest_obj = ctx.rest_object(fn) if ctx.tests or self.opts.bench_input or self.opts.workload else None
         request = ProposalRequest(fn, ctx.path, ctx.text, cut.text, ctx.cfg, fdir)
@@ -233,7 +239,7 @@ class Pipeline:
             try:
                 cut = cut_function(ctx.asm, fn.name)
             except FunctionMissing as e:
-                res.status, res.detail = "unsupported", str(e)
+                res.status, res.detail = "unsupported", missing_detail(e, ctx, fn.name)
                 return None
             res.baseline_assembly = cut.text
             base_obj = fdir / "baseline.o"

@@ -46,6 +46,7 @@ FAST = {
     "test_source",
     "test_source_replaced",
     "test_build",
+    "test_debuginfo",
     "test_present",
     "test_verify",
     "test_verify_attacks",

@@ -2,7 +2,7 @@
 
 from .ctype import ctype_from_text
 from .edit import declaration_of, remove_definition
-from .parse import find_function, function_at, parse_functions
+from .parse import find_function, function_at, parse_functions, preprocessor_conditions
 from .positions import LineIndex
 
 __all__ = [
@@ -12,5 +12,6 @@ __all__ = [
     "find_function",
     "function_at",
     "parse_functions",
+    "preprocessor_conditions",
     "remove_definition",
 ]

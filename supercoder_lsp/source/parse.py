@@ -313,3 +313,20 @@ def function_at(functions: list[CFunction], line: int, character: int) -> CFunct
         if (r.start.line, r.start.character) <= (line, character) <= (r.end.line, r.end.character):
             return f
     return None
+
+
+def preprocessor_conditions(text: str | bytes, fn: CFunction) -> list[str]:
+    """The `#if`/`#ifdef` lines around a definition, outermost first (`#else` branches named as such):
+    why a build may not compile it."""
+    data = encode(text)
+    node = parse_tree(data).root_node.descendant_for_byte_range(fn.start_byte, fn.start_byte)
+    out: list[str] = []
+    while node is not None:
+        if node.type in ("preproc_if", "preproc_ifdef", "preproc_else", "preproc_elif", "preproc_elifdef"):
+            head = data[node.start_byte : node.end_byte].split(b"\n", 1)[0].decode(errors="replace").strip()
+            if node.type == "preproc_else" and node.parent is not None:
+                parent_head = data[node.parent.start_byte : node.parent.end_byte].split(b"\n", 1)[0]
+                head = f"the #else of {parent_head.decode(errors='replace').strip()}"
+            out.append(head)
+        node = node.parent
+    return out[::-1]

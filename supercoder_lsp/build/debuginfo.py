@@ -1,0 +1,164 @@
+"""Types from the compiler: what a `-g` build of the file with the project's flags says
+about each function (DWARF, read with pyelftools).
+
+The raw text of a C file says `ZEXPORT adler32(uLong adler, const Bytef *buf, uInt len)`;
+the compiler, after the preprocessor and every typedef, says `unsigned long (unsigned long,
+const unsigned char *, unsigned int)`. DWARF also says whether a function was emitted out
+of line at all, which callers it was inlined into, and which functions the preprocessor
+removed (they have no entry). Tree-sitter still gives positions in the editor.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from elftools.elf.elffile import ELFFile
+
+from ..model import BuildConfig, CType, Param, Signature
+from .compile import run_tool
+from .flags import clean_flags
+
+# DW_ATE_* base type encodings
+_BOOLEAN, _FLOAT, _SIGNED, _SIGNED_CHAR, _UNSIGNED, _UNSIGNED_CHAR, _UTF = 0x2, 0x4, 0x5, 0x6, 0x7, 0x8, 0x10
+_QUALIFIERS = {"DW_TAG_const_type", "DW_TAG_volatile_type", "DW_TAG_restrict_type", "DW_TAG_atomic_type"}
+
+
+@dataclass
+class CompiledFunction:
+    """One function as the compiler saw it."""
+
+    name: str
+    signature: Signature
+    out_of_line: bool  # emitted as code of its own (it has an address)
+    external: bool  # not static
+    inlined_into: list[str] = field(default_factory=list)  # functions whose code holds an inlined copy
+
+
+def compile_debug_object(src: str | os.PathLike, cfg: BuildConfig, out: str | os.PathLike) -> None:
+    """`cc FLAGS -g -c src`: the project's flags (without its own -g/-flto) plus full debug info."""
+    argv = [cfg.compiler, *clean_flags(list(cfg.flags)), "-g", "-c", str(Path(src).resolve()), "-o", str(out)]
+    run_tool(argv, "compile with debug info", cwd=cfg.directory)
+
+
+def _attr(die, name: str):
+    a = die.attributes.get(name)
+    return a.value if a is not None else None
+
+
+def _name(die) -> str | None:
+    v = _attr(die, "DW_AT_name")
+    return v.decode(errors="replace") if isinstance(v, bytes) else v
+
+
+def _type_of(die):
+    return die.get_DIE_from_attribute("DW_AT_type") if "DW_AT_type" in die.attributes else None
+
+
+def _origin(die):
+    """The DIE that carries a concrete instance's name and types (its abstract origin or specification)."""
+    for attr in ("DW_AT_abstract_origin", "DW_AT_specification"):
+        if attr in die.attributes:
+            return _origin(die.get_DIE_from_attribute(attr))
+    return die
+
+
+def ctype_of(die, depth: int = 0) -> CType:
+    """A DWARF type as the harness classifies types (see source/ctype.py for the rules)."""
+    text, const = "", False
+    while die is not None and (die.tag in _QUALIFIERS or die.tag == "DW_TAG_typedef"):
+        if die.tag == "DW_TAG_const_type":
+            const = True
+        if die.tag == "DW_TAG_typedef" and not text:
+            text = _name(die) or ""
+        die = _type_of(die)
+    prefix = "const " if const else ""
+    if die is None:
+        return CType(prefix + (text or "void"), "void")
+    tag = die.tag
+    if tag == "DW_TAG_base_type":
+        enc, size = _attr(die, "DW_AT_encoding"), (_attr(die, "DW_AT_byte_size") or 0) * 8
+        shown = prefix + (text or _name(die) or "?")
+        if enc == _BOOLEAN:
+            return CType(shown, "bool", 8)
+        if enc == _FLOAT and size in (32, 64):
+            return CType(shown, "float", size, True)
+        if enc in (_SIGNED, _SIGNED_CHAR, _UNSIGNED, _UNSIGNED_CHAR, _UTF) and size in (8, 16, 32, 64):
+            return CType(shown, "int", size, enc in (_SIGNED, _SIGNED_CHAR))
+        return CType(shown, "other")
+    if tag == "DW_TAG_enumeration_type":
+        under = _type_of(die)
+        signed = under is not None and ctype_of(under).signed
+        size = (_attr(die, "DW_AT_byte_size") or 4) * 8
+        return CType(prefix + (text or f"enum {_name(die) or ''}".strip()), "int", size, signed)
+    if tag == "DW_TAG_pointer_type":
+        pointee = ctype_of(_type_of(die), depth + 1) if depth < 8 else CType("?", "other")
+        shown = text or f"{pointee.text} *"
+        known = pointee.kind in ("int", "bool", "float", "void", "pointer")
+        return CType(
+            prefix + shown if text else shown,
+            "pointer" if known else "other",
+            64,
+            False,
+            pointee,
+            pointee.text.startswith("const "),
+        )
+    kind = {"DW_TAG_structure_type": "struct", "DW_TAG_union_type": "union"}.get(tag)
+    shown = text or (f"{kind} {_name(die) or '(anonymous)'}" if kind else tag.removeprefix("DW_TAG_"))
+    return CType(prefix + shown, "other")
+
+
+def _signature(die) -> Signature:
+    d = _origin(die)
+    params: list[Param] = []
+    variadic = False
+    for c in d.iter_children():
+        if c.tag == "DW_TAG_formal_parameter":
+            params.append(Param(_name(c) or f"arg{len(params)}", ctype_of(_type_of(c))))
+        elif c.tag == "DW_TAG_unspecified_parameters":
+            variadic = True
+    return Signature(ctype_of(_type_of(d)), tuple(params), variadic)
+
+
+def _inlined_copies(die, into: str, found: dict[int, list[str]]) -> None:
+    for c in die.iter_children():
+        if c.tag == "DW_TAG_inlined_subroutine" and "DW_AT_abstract_origin" in c.attributes:
+            origin = _origin(c).offset
+            if into not in found.setdefault(origin, []):
+                found[origin].append(into)
+        _inlined_copies(c, into, found)
+
+
+def compiled_functions(obj: str | os.PathLike) -> dict[str, CompiledFunction]:
+    """Every function the compile unit defines, by name."""
+    out: dict[str, CompiledFunction] = {}
+    by_offset: dict[int, str] = {}
+    inlined: dict[int, list[str]] = {}
+    with open(obj, "rb") as f:
+        elf = ELFFile(f)
+        if not elf.has_dwarf_info():
+            return out
+        for cu in elf.get_dwarf_info().iter_CUs():
+            for die in cu.get_top_DIE().iter_children():
+                if die.tag != "DW_TAG_subprogram" or "DW_AT_declaration" in die.attributes:
+                    continue
+                origin = _origin(die)
+                name = _name(origin)
+                if not name:
+                    continue
+                concrete = "DW_AT_low_pc" in die.attributes or "DW_AT_ranges" in die.attributes
+                fn = out.get(name)
+                if fn is None:
+                    fn = out[name] = CompiledFunction(
+                        name, _signature(die), False, "DW_AT_external" in origin.attributes
+                    )
+                fn.out_of_line = fn.out_of_line or concrete
+                by_offset[origin.offset] = name
+                if concrete:
+                    _inlined_copies(die, name, inlined)
+    for offset, callers in inlined.items():
+        if offset in by_offset:
+            fn = out[by_offset[offset]]
+            fn.inlined_into += [c for c in callers if c != fn.name and c not in fn.inlined_into]
+    return out

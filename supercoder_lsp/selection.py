@@ -1,0 +1,70 @@
+"""What the compiler made of each function, for choosing what to optimize: the signature it
+saw, whether the flags compiled it at all, and which callers hold the code of a helper it
+inlined everywhere."""
+
+from __future__ import annotations
+
+import dataclasses
+
+from .asm.cut import FunctionMissing
+from .file_context import FileContext
+from .model import CFunction
+from .source import preprocessor_conditions
+
+
+def as_compiled(ctx: FileContext, fn: CFunction) -> tuple[CFunction, str | None]:
+    """The function with the signature the compiler saw (macros expanded, typedefs resolved), and
+    why there is nothing to optimize when the flags leave it out of the build."""
+    compiled = ctx.compiled()
+    if compiled is None:
+        return fn, None
+    cf = compiled.get(fn.name)
+    if cf is None:
+        conds = preprocessor_conditions(ctx.text, fn)
+        where = f" (it is inside {' / '.join(conds)})" if conds else ""
+        return fn, (
+            f"not compiled with these flags{where}: the build has no {fn.name}. "
+            "Optimize it under the flags that define it (--cflags, compile_commands.json)."
+        )
+    return dataclasses.replace(fn, signature=cf.signature), None
+
+
+def missing_detail(e: FunctionMissing, ctx: FileContext, name: str) -> str:
+    """Why the function has no code of its own, naming the callers that hold it when the compiler says."""
+    cf = (ctx.compiled() or {}).get(name)
+    if e.kind != "inlined" or cf is None or not cf.inlined_into:
+        return str(e)
+    callers = cf.inlined_into
+    shown = ", ".join(callers[:4]) + (f" and {len(callers) - 4} more" if len(callers) > 4 else "")
+    return (
+        f"inlined into {shown}: -O3 gave `{name}` no code of its own. Optimize "
+        f"{'the caller' if len(callers) == 1 else 'a caller'} that holds its hot loop ({callers[0]}), "
+        f"or mark `{name}` __attribute__((noinline)) to optimize it alone."
+    )
+
+
+def holders(ranked: list, compiled: dict, top: int, notes: list[str]) -> list:
+    """The top functions that have code of their own: a helper the compiler inlined everywhere gives
+    its place to the caller that holds its code (once), so the hot loop still gets a harness; what the
+    flags leave out of the build is skipped with a note."""
+    by_name = {f.name: (f, score) for f, score in ranked}
+    chosen: list = []
+    for f, score in ranked:
+        if len(chosen) == top:
+            break
+        cf = compiled.get(f.name)
+        if compiled and cf is None:
+            notes.append(f"{f.name} is not compiled with these flags (the preprocessor removed it): not optimized")
+            continue
+        if cf is not None and not cf.out_of_line:
+            holder = next((c for c in cf.inlined_into if c in by_name and compiled[c].out_of_line), None)
+            if holder is None:
+                chosen.append((f, score))  # reported as inlined, with its callers
+                continue
+            if all(g.name != holder for g, _ in chosen):
+                notes.append(f"{f.name} is inlined into {holder}: optimizing {holder}, which holds its code")
+                chosen.append((by_name[holder][0], score))
+            continue
+        if all(g.name != f.name for g, _ in chosen):
+            chosen.append((f, score))
+    return chosen
