@@ -6,7 +6,7 @@ Exit codes:
   2  bad usage or input (file missing, unknown function, bad option or config)
   3  a required tool is missing (gcc, hyperfine, valgrind): the message names the install command;
      or this machine cannot contain untrusted candidates (no seccomp) and --allow-unsandboxed was not given
-  4  the input file does not compile with its flags
+  4  the input file does not compile with its flags, or its program does not link (--ldflags)
   5  (replace) the edited file did not verify, or was not faster
 """
 
@@ -219,7 +219,13 @@ def main(argv: list[str] | None = None) -> int:
         err.print(f"[red]error:[/] {escape(str(e))}", soft_wrap=True)
         return EXIT_USAGE
     except build.BuildError as e:
-        err.print(f"[red]error:[/] {a.file} does not compile with its flags:\n{e.output}")
+        if e.what == "link":
+            err.print(
+                f"[red]error:[/] {a.file} compiles, but its program does not link (add libraries with "
+                f"--ldflags or .supercoder.toml [build] ldflags):\n{escape(e.output)}"
+            )
+        else:
+            err.print(f"[red]error:[/] {a.file} does not compile with its flags:\n{escape(e.output)}")
         return EXIT_BUILD
     except KeyboardInterrupt:
         err.print("interrupted")

@@ -22,6 +22,7 @@ def environment(cfg: BuildConfig, opts: Options) -> dict:
         "compiler_version": tools.version(cfg.compiler),
         "flags": list(cfg.flags),
         "flags_from": cfg.source,
+        "ldflags": list(cfg.ldflags),
         "cpu_model": cpu_model(),
         "cpu_features": sorted(
             cpu_flags()
@@ -78,6 +79,7 @@ def cache_key(
         "compiler": env["compiler"],
         "compiler_version": env["compiler_version"],
         "flags": env["flags"],
+        "ldflags": env["ldflags"],
         "cpu": [env["cpu_model"], sorted(cpu_flags())],
         "proposers": proposers,
         "samples": opts.samples,

@@ -78,7 +78,7 @@ class FileContext:
             exe = self.work / "baseline-program"
             obj = self.work / "baseline-program.o"
             build.compile_object(self.path, self.cfg, obj)
-            build.link([obj], exe, compiler=self.cfg.compiler)
+            build.link([obj], exe, extra=self.cfg.ldflags, compiler=self.cfg.compiler)
             self._program = exe
         return self._program
 

@@ -144,7 +144,12 @@ class Judge:
         """The program with the candidate's objects in the function's place, checked for load-time code."""
         try:
             assert self.rest_obj is not None
-            build.link([self.rest_obj, *objs, self.ctx.program_sandbox()], exe, compiler=self.ctx.cfg.compiler)
+            build.link(
+                [self.rest_obj, *objs, self.ctx.program_sandbox()],
+                exe,
+                extra=self.ctx.cfg.ldflags,
+                compiler=self.ctx.cfg.compiler,
+            )
         except build.BuildError as e:
             raise Rejected("link-error", e.output) from e
         load_time = check_linked(exe, self._reference())
@@ -257,7 +262,12 @@ class Judge:
                 base = self.fdir / "reference-base.o"
                 build.assemble(self.base_asm, base)
             assert self.rest_obj is not None
-            build.link([self.rest_obj, base, self.ctx.program_sandbox()], exe, compiler=self.ctx.cfg.compiler)
+            build.link(
+                [self.rest_obj, base, self.ctx.program_sandbox()],
+                exe,
+                extra=self.ctx.cfg.ldflags,
+                compiler=self.ctx.cfg.compiler,
+            )
             self._reference_program = exe
         return self._reference_program
 

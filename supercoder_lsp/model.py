@@ -96,6 +96,8 @@ class BuildConfig:
     flags: tuple[str, ...]  # without -c/-S/-o and without the source file
     source: str  # "compile_commands.json:/path", "config:/path/.supercoder.toml", "command line", "default"
     directory: str  # working directory for the compile
+    ldflags: tuple[str, ...] = ()  # libraries and linker flags a whole program of the file needs
+    dropped: tuple[str, ...] = ()  # the project's flags left out (debug info, LTO): the report says so
 
 
 # --- proposers ---------------------------------------------------------------

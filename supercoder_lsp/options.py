@@ -115,6 +115,12 @@ class Options:
         help="compiler flags as one string, e.g. --cflags='-O2 -march=x86-64-v3' "
         "(overrides compile_commands.json and .supercoder.toml)",
     )
+    ldflags: str | None = option(
+        None,
+        "--ldflags",
+        help="libraries and linker flags of the whole program, e.g. --ldflags='-lz -lpthread' "
+        "(overrides .supercoder.toml [build] ldflags)",
+    )
     compile_timeout: float = option(
         120.0, "--compile-timeout", lo=1, hi=3600, help="seconds before a compiler run counts as hung"
     )

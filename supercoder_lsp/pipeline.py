@@ -24,7 +24,7 @@ from .asm.statics import shared_statics
 from .cache import Cache
 from .environment import cache_key, environment
 from .file_context import FileContext
-from .harness.plan import Plan, describe, make_plan
+from .harness.plan import OUTPUT_FUNCTIONS, Plan, describe, make_plan
 from .hotness import ProfileError, callgrind_profile, rank
 from .judge import Judge, choose_best
 from .measure.interleaved import InterleavedTimer, TimingSetup
@@ -95,7 +95,7 @@ class Pipeline:
         tools.require("gcc")
         require_sandbox()
         try:
-            cfg = build.resolve(path, compiler=self.opts.compiler, flags=self.opts.flags)
+            cfg = build.resolve(path, compiler=self.opts.compiler, flags=self.opts.flags, ldflags=self.opts.ldflags)
             bounds = build.flags.bounds_from_config(path)
         except build.ConfigError as e:
             raise InputError(str(e)) from e
@@ -108,6 +108,17 @@ class Pipeline:
         if self.cache and self.cache.problem:
             notes.append(self.cache.problem)
         notes += [p.note for p in self.proposers if p.note]
+        if cfg.dropped:
+            notes.append(
+                f"left out of the project's flags: {' '.join(cfg.dropped)} (-g does not change the code; with "
+                "-flto the final link may re-optimize across files, which a function measured in its own "
+                "object does not see)"
+            )
+        if (self.opts.bench_input or self.opts.workload) and not any(f.name == "main" for f in functions):
+            raise InputError(
+                f"--bench-input and --workload time the whole program built from {path.name}, which defines no "
+                "main(); optimize the file with its program (e.g. the file that has main) or drop them"
+            )
         work = Path(tempfile.mkdtemp(prefix="supercoder-")) if not self.opts.keep_dir else Path(self.opts.keep_dir)
         work.mkdir(parents=True, exist_ok=True)
         try:
@@ -204,6 +215,11 @@ class Pipeline:
             return
         base_obj = fdir / "baseline.o"
         plan = make_plan(fn.signature, self.bounds.get(fn.name))
+        writes = sorted(set(cut.external_refs) & OUTPUT_FUNCTIONS)
+        if writes and plan.supported:  # its output is its result, and the function harness compares results only
+            plan = Plan(
+                False, f"it writes output ({', '.join(writes)}), which the function harness does not compare", [], None
+            )
         harness, timer = self._harness_and_timer(ctx, fn, plan, base_obj, fdir, res, sw)
         if harness is None and not ctx.tests:
             res.status = "unsupported"
@@ -378,7 +394,7 @@ class Pipeline:
                 else ""
             )
             return h, support, f"{h.describe_inputs()} ({describe(plan)}){slow}"
-        return None, (), f"the function-level harness could not be linked: {last.output[:300]}"
+        return None, (), f"the function-level harness could not be linked: {_lines(last.output, 600)}"
 
     def _program_states(self, ctx, fn, base_obj: Path, fdir: Path) -> list:
         """The globals as the program has them when it calls `fn`, over its tests and bench input or workload."""
@@ -391,6 +407,7 @@ class Pipeline:
                 fn.name,
                 fdir / "state",
                 compiler=ctx.cfg.compiler,
+                ldflags=ctx.cfg.ldflags,
                 stdin_files=[i for _, i, _ in ctx.tests or []]
                 + ([Path(self.opts.bench_input)] if self.opts.bench_input else []),
                 workload=self.opts.workload,
@@ -401,3 +418,14 @@ class Pipeline:
                 "the harness starts from initial and random globals only"
             )
             return []
+
+
+def _lines(text: str, limit: int) -> str:
+    """Whole lines of `text` up to about `limit` characters (a tool's message is never cut mid-word)."""
+    out: list[str] = []
+    for line in text.strip().splitlines():
+        if out and sum(len(x) + 1 for x in out) + len(line) > limit:
+            out.append(f"... ({len(text.strip().splitlines()) - len(out)} more lines)")
+            break
+        out.append(line)
+    return "\n".join(out)

@@ -7,9 +7,20 @@ from __future__ import annotations
 import dataclasses
 
 from .asm.cut import FunctionMissing
+from .build.debuginfo import CompiledFunction
 from .file_context import FileContext
 from .model import CFunction
 from .source import preprocessor_conditions
+
+
+def compiled_as(compiled: dict[str, CompiledFunction], fn: CFunction) -> CompiledFunction | None:
+    """What the build made of this definition; None when the build has none, or when it compiled another
+    definition of the same name (one `#if` alternative of several)."""
+    cf = compiled.get(fn.name)
+    if cf is not None and cf.decl_line is not None:
+        if not fn.range.start.line + 1 <= cf.decl_line <= fn.range.end.line + 1:
+            return None
+    return cf
 
 
 def as_compiled(ctx: FileContext, fn: CFunction) -> tuple[CFunction, str | None]:
@@ -18,7 +29,7 @@ def as_compiled(ctx: FileContext, fn: CFunction) -> tuple[CFunction, str | None]
     compiled = ctx.compiled()
     if compiled is None:
         return fn, None
-    cf = compiled.get(fn.name)
+    cf = compiled_as(compiled, fn)
     if cf is None:
         conds = preprocessor_conditions(ctx.text, fn)
         where = f" (it is inside {' / '.join(conds)})" if conds else ""
@@ -52,7 +63,7 @@ def holders(ranked: list, compiled: dict, top: int, notes: list[str]) -> list:
     for f, score in ranked:
         if len(chosen) == top:
             break
-        cf = compiled.get(f.name)
+        cf = compiled_as(compiled, f)
         if compiled and cf is None:
             notes.append(f"{f.name} is not compiled with these flags (the preprocessor removed it): not optimized")
             continue

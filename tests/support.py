@@ -34,8 +34,8 @@ def supercoder(*args: str, cache: Path | None = None, cwd: Path | None = None) -
     )
 
 
-def run_json(*args: str, cache: Path | None = None) -> dict:
-    p = supercoder("optimize", "--json", *args, *([] if cache else ["--no-cache"]), cache=cache)
+def run_json(*args: str, cache: Path | None = None, cwd: Path | None = None) -> dict:
+    p = supercoder("optimize", "--json", *args, *([] if cache else ["--no-cache"]), cache=cache, cwd=cwd)
     assert p.returncode == 0, p.stderr
     return json.loads(p.stdout)
 

@@ -34,6 +34,7 @@ class CompiledFunction:
     out_of_line: bool  # emitted as code of its own (it has an address)
     external: bool  # not static
     inlined_into: list[str] = field(default_factory=list)  # functions whose code holds an inlined copy
+    decl_line: int | None = None  # the definition's line (1-based): which of several #if alternatives
 
 
 def compile_debug_object(src: str | os.PathLike, cfg: BuildConfig, out: str | os.PathLike) -> None:
@@ -151,7 +152,11 @@ def compiled_functions(obj: str | os.PathLike) -> dict[str, CompiledFunction]:
                 fn = out.get(name)
                 if fn is None:
                     fn = out[name] = CompiledFunction(
-                        name, _signature(die), False, "DW_AT_external" in origin.attributes
+                        name,
+                        _signature(die),
+                        False,
+                        "DW_AT_external" in origin.attributes,
+                        decl_line=_attr(origin, "DW_AT_decl_line"),
                     )
                 fn.out_of_line = fn.out_of_line or concrete
                 by_offset[origin.offset] = name

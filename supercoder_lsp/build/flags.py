@@ -4,12 +4,13 @@ Precedence, highest first:
   1. the command line (--cc / --cflags), when given;
   2. compile_commands.json, searched upward from the file as clangd does
      (each directory and its build/ subdirectory);
-  3. the project file .supercoder.toml ([build] compiler, flags), searched upward;
+  3. the project file .supercoder.toml ([build] compiler, flags, ldflags), searched upward;
   4. the default: gcc -O3.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import shlex
@@ -54,6 +55,11 @@ def find_config(path: str | os.PathLike) -> Path | None:
         if (d / CONFIG_NAME).is_file():
             return d / CONFIG_NAME
     return None
+
+
+def dropped_flags(args: list[str]) -> tuple[str, ...]:
+    """The flags `clean_flags` leaves out that change the code (not where output goes): debug info and LTO."""
+    return tuple(a for a in args if a.startswith(("-flto", "-g")) and a != "-g0")
 
 
 def clean_flags(args: list[str], source: str | None = None) -> tuple[str, ...]:
@@ -104,6 +110,7 @@ def from_compile_commands(db: Path, file: Path) -> BuildConfig | None:
             flags=clean_flags(argv[1:], entry["file"]),
             source=f"compile_commands.json:{db}",
             directory=str(directory),
+            dropped=dropped_flags(argv[1:]),
         )
     return None
 
@@ -120,20 +127,40 @@ def from_config(cfg: Path) -> BuildConfig | None:
     flags = build.get("flags", list(DEFAULT_FLAGS))
     if isinstance(flags, str):
         flags = shlex.split(flags)
-    if not isinstance(compiler, str) or not all(isinstance(f, str) for f in flags):
-        raise ConfigError(f"{cfg}: [build] compiler must be a string and flags a list of strings")
-    return BuildConfig(compiler, clean_flags(list(flags)), f"config:{cfg}", str(cfg.parent))
+    ldflags = build.get("ldflags", [])
+    if isinstance(ldflags, str):
+        ldflags = shlex.split(ldflags)
+    if not isinstance(compiler, str) or not all(isinstance(f, str) for f in [*flags, *ldflags]):
+        raise ConfigError(f"{cfg}: [build] compiler must be a string, and flags and ldflags each a list of strings")
+    return BuildConfig(
+        compiler, clean_flags(list(flags)), f"config:{cfg}", str(cfg.parent), tuple(ldflags), dropped_flags(flags)
+    )
 
 
-def resolve(file: str | os.PathLike, *, compiler: str | None = None, flags: str | None = None) -> BuildConfig:
-    """The BuildConfig for `file`, following the precedence in the module docstring."""
-    file = Path(file)
+def resolve(
+    file: str | os.PathLike, *, compiler: str | None = None, flags: str | None = None, ldflags: str | None = None
+) -> BuildConfig:
+    """The BuildConfig for `file`, following the precedence in the module docstring; `ldflags`
+    (the command line's) replaces the project file's [build] ldflags."""
+    cfg = _resolve(Path(file), compiler, flags)
+    if ldflags is not None:
+        cfg = dataclasses.replace(cfg, ldflags=tuple(shlex.split(ldflags)))
+    elif not cfg.ldflags:
+        project = find_config(file)
+        found = from_config(project) if project else None
+        if found and found.ldflags:
+            cfg = dataclasses.replace(cfg, ldflags=found.ldflags)
+    return cfg
+
+
+def _resolve(file: Path, compiler: str | None, flags: str | None) -> BuildConfig:
     if compiler or flags:
         return BuildConfig(
             compiler or DEFAULT_COMPILER,
             clean_flags(shlex.split(flags)) if flags is not None else DEFAULT_FLAGS,
             "command line",
             str(file.resolve().parent),
+            dropped=dropped_flags(shlex.split(flags or "")),
         )
     db = find_compile_commands(file)
     if db:

@@ -18,6 +18,39 @@ LENGTH_NAME = re.compile(
     r"^(n|len|length|size|count|num|cnt|sz|nelem|nmemb|nitems|elems|m|k)$|^(n|len|num)_|_(len|length|size|count|n|num)$",
     re.I,
 )
+# Calls whose effect is output: a function that makes them has a result the harness cannot see.
+OUTPUT_FUNCTIONS = frozenset(
+    {
+        "printf",
+        "fprintf",
+        "vprintf",
+        "vfprintf",
+        "dprintf",
+        "puts",
+        "fputs",
+        "putchar",
+        "putc",
+        "fputc",
+        "fwrite",
+        "write",
+        "perror",
+        "__printf_chk",
+        "__fprintf_chk",
+        "__vprintf_chk",
+        "__vfprintf_chk",
+        "__dprintf_chk",
+        "_IO_putc",
+        "putchar_unlocked",
+        "putc_unlocked",
+        "fputc_unlocked",
+        "fwrite_unlocked",
+        "fputs_unlocked",
+        "__overflow",
+        "writev",
+        "pwrite",
+        "pwrite64",
+    }
+)
 DEFAULT_MAX_LEN = 4096  # arrays: well past every vector width and unroll factor
 DEFAULT_MAX_STRING = 1024
 MAX_INT_REGS = 6

@@ -152,6 +152,12 @@ def assembly_files(ls: SupercoderServer, uri: str, where):
     return present.assembly_pair(fs_path(uri), job.result, ls.assembly_dir())
 
 
+@command("supercoder.explain")
+def explain(ls: SupercoderServer, message: str):
+    """Say why an action cannot be applied (the command of a disabled code action)."""
+    ls.window_show_message(types.ShowMessageParams(type=types.MessageType.Info, message=f"supercoder: {message}"))
+
+
 @command("supercoder.rerun")
 def rerun(ls: SupercoderServer, uri: str):
     """Run the file's hot functions again, ignoring results kept in memory."""

@@ -181,7 +181,9 @@ class Jobs:
                         self._check_replacement(doc, job), timeout=self.settings.time_budget
                     )
             self.on_result(uri)
-            await self.progress.end(job.token, "done" if job.result else "failed")  # the last status: not running
+            why = (job.error or "").strip().splitlines()
+            end = "done" if job.result else f"failed: {why[-1] if why else 'no result'}"
+            await self.progress.end(job.token, end)  # the last status: not running
         except asyncio.CancelledError:
             self._kill(job)
             await self.progress.end(job.token, "cancelled")
@@ -189,11 +191,13 @@ class Jobs:
         except TimeoutError:
             self._kill(job)
             job.error = f"over the time budget of {self.settings.time_budget:.0f}s"
+            self.on_result(uri)
             await self.progress.end(job.token, job.error)
         except Exception as e:  # a bug of ours: the job ends visibly instead of spinning forever
             self._kill(job)
             job.error = f"internal error: {type(e).__name__}: {e}"
             log.exception("%s: the job failed", job.name)
+            self.on_result(uri)
             await self.progress.end(job.token, job.error)
 
     async def _work(self, doc: DocumentJobs, job: FunctionJob) -> tuple[int, bytes, list[str]]:

@@ -72,6 +72,11 @@ class SupercoderServer(LanguageServer):
         self.jobs = Jobs(self.results_changed, ClientProgress(self))
         self.watcher = None
         self.last_result: str | None = None  # "popcount: 6.70x faster ..." for status lines
+        self._published: dict[str, tuple] = {}  # uri -> (version, diagnostics) last sent
+
+    def forget_published(self, uri: str) -> None:
+        """The next diagnostics of `uri` are sent even if unchanged (the editor opened it anew)."""
+        self._published.pop(uri, None)
 
     def publish_status(self, message: str = "", finishing: asyncio.Task | None = None) -> None:
         """`supercoder/status`: how many jobs run and the last result, for status bars and statuslines."""
@@ -128,13 +133,14 @@ class SupercoderServer(LanguageServer):
             text = doc.source if doc else fs_path(uri).read_text(errors="replace")
         except OSError:
             text = ""
-        self.text_document_publish_diagnostics(
-            types.PublishDiagnosticsParams(
-                uri=uri,
-                diagnostics=present.diagnostics(text, self.results_for(uri), self.settings),
-                version=doc.version if doc else None,
+        errors = {name: job.error for name, job in self.jobs.results(uri).items() if job.error}
+        diags = present.diagnostics(text, self.results_for(uri), self.settings, errors)
+        version = doc.version if doc else None
+        if self._published.get(uri) != (version, diags):  # unchanged diagnostics are not sent again
+            self._published[uri] = (version, diags)
+            self.text_document_publish_diagnostics(
+                types.PublishDiagnosticsParams(uri=uri, diagnostics=diags, version=version)
             )
-        )
         for name, result in self.results_for(uri).items():
             line = present.headline(result)
             if line:

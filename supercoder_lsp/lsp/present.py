@@ -34,6 +34,11 @@ def speedup(result: FunctionResult | None) -> float:
 
 
 def no_win_summary(result: FunctionResult) -> str:
+    """Why there is no claim: the verdicts of what was tried, or why nothing could be tried."""
+    if result.status != "done" or not result.candidates:
+        return (
+            f"not optimized ({result.status}): {result.detail}" if result.detail else f"not optimized ({result.status})"
+        )
     return results.no_win_summary(result.candidates)
 
 
@@ -53,7 +58,9 @@ def _lsp_range(r) -> types.Range:
     return types.Range(types.Position(r.start.line, r.start.character), types.Position(r.end.line, r.end.character))
 
 
-def diagnostics(text: str, found: dict[str, FunctionResult], s: Settings) -> list[types.Diagnostic]:
+def diagnostics(
+    text: str, found: dict[str, FunctionResult], s: Settings, errors: dict[str, str] | None = None
+) -> list[types.Diagnostic]:
     if not s.hints.diagnostics:
         return []
     fns = functions_by_name(text)
@@ -74,7 +81,7 @@ def diagnostics(text: str, found: dict[str, FunctionResult], s: Settings) -> lis
                     data={"function": name, "label": result.best},
                 )
             )
-        elif s.hints.explain_no_win and result.status == "done" and result.best_result() is None:
+        elif s.hints.explain_no_win and result.best_result() is None:
             out.append(
                 types.Diagnostic(
                     range=_lsp_range(fn.name_range),
@@ -82,6 +89,19 @@ def diagnostics(text: str, found: dict[str, FunctionResult], s: Settings) -> lis
                     source=SOURCE,
                     severity=types.DiagnosticSeverity.Information,
                     code="no-win",
+                    data={"function": name},
+                )
+            )
+    for name, error in (errors or {}).items():  # a job that failed says so where the function is
+        fn = fns.get(name)
+        if fn is not None and name not in found:
+            out.append(
+                types.Diagnostic(
+                    range=_lsp_range(fn.name_range),
+                    message=f"supercoder could not optimize {name}: {error.splitlines()[-1] if error else 'failed'}",
+                    source=SOURCE,
+                    severity=types.DiagnosticSeverity.Warning,
+                    code="job-failed",
                     data={"function": name},
                 )
             )
@@ -176,6 +196,18 @@ def code_lenses(uri: str, text: str, found: dict[str, FunctionResult], s: Settin
     return out
 
 
+def _disabled(title: str, reason: str) -> types.CodeAction:
+    """An action that cannot be applied, with its reason. A client that shows disabled actions greys it
+    out with the reason; one that lists it as enabled runs its command, which tells the user the reason,
+    so choosing it never does nothing."""
+    return types.CodeAction(
+        title=title,
+        kind=types.CodeActionKind.RefactorRewrite,
+        disabled=types.CodeActionDisabled(reason=reason),
+        command=types.Command(title=title, command="supercoder.explain", arguments=[f"{title}: {reason}"]),
+    )
+
+
 def replace_action(
     uri: str,
     version: int | None,
@@ -191,19 +223,11 @@ def replace_action(
         return None
     title = f"Replace {name} with verified assembly ({speedup(result):.2f}x)"
     if not (replacement.ok and replacement.faster):
-        return types.CodeAction(
-            title=title,
-            kind=types.CodeActionKind.RefactorRewrite,
-            disabled=types.CodeActionDisabled(reason=f"not a verified win in the rebuilt file: {replacement.detail}"),
-        )
+        return _disabled(title, f"not a verified win in the rebuilt file: {replacement.detail}")
     from .jobs import text_hash
 
     if source_hash is not None and text_hash(text) != source_hash:
-        return types.CodeAction(
-            title=title,
-            kind=types.CodeActionKind.RefactorRewrite,
-            disabled=types.CodeActionDisabled(reason="the file changed since it was verified; save to re-run"),
-        )
+        return _disabled(title, "the file changed since it was verified; save to re-run")
     lines = text.split("\n")
     end = types.Position(len(lines) - 1, len(lines[-1].encode("utf-16-le")) // 2)
     edit = types.WorkspaceEdit(

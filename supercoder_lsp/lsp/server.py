@@ -61,6 +61,7 @@ async def did_change_configuration(ls: SupercoderServer, params: types.DidChange
 
 @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
 def did_open(ls: SupercoderServer, params: types.DidOpenTextDocumentParams):
+    ls.forget_published(params.text_document.uri)
     ls.analyze(params.text_document.uri)
 
 

@@ -23,7 +23,7 @@ class Hints:
     inlay_hints: bool = option(True, setting="inlayHints", help="an inlay hint after the function's signature")
     code_lens: bool = option(True, setting="codeLens", help="a code lens above the function")
     explain_no_win: bool = option(
-        False, setting="explainNoWin", help="an Information diagnostic when nothing verified was faster"
+        True, setting="explainNoWin", help="an Information diagnostic saying why nothing verified was faster"
     )
 
 

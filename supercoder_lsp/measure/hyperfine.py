@@ -45,7 +45,7 @@ def time_programs(
     hf = tools.require("hyperfine", "whole-program timing")
     base_cmd = command_for(base_exe, bench_input, workload)
     cand_cmd = command_for(cand_exe, bench_input, workload)
-    out = workdir / f"hyperfine-{cand_exe.name}.json"
+    out = (workdir / f"hyperfine-{cand_exe.name}.json").resolve()
     # -i: a program's exit status is its own business here (it is compared with the original's before timing)
     argv = [
         hf,
@@ -68,11 +68,11 @@ def time_programs(
         "baseline-again",
         base_cmd,
     ]
-    _run(argv, workdir, timeout)
+    _run(argv, Path.cwd(), timeout)  # where the user ran it: relative --bench-input and --workload paths hold
     return _timing(json.loads(out.read_text())["results"], min_speedup)
 
 
-def _run(argv: list[str], workdir: Path, timeout: float) -> None:
+def _run(argv: list[str], cwd: Path, timeout: float) -> None:
     # Candidate programs contain themselves (a seccomp constructor); hyperfine and
     # everything it starts run in their own session, killed whole on timeout.
     p = subprocess.Popen(
@@ -80,7 +80,7 @@ def _run(argv: list[str], workdir: Path, timeout: float) -> None:
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
-        cwd=workdir,
+        cwd=cwd,
         start_new_session=True,
         close_fds=True,
     )

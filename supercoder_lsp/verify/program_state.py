@@ -83,7 +83,9 @@ def data_symbols(obj: Path, sections: tuple[str, ...]) -> dict[str, tuple[int, i
     return {k: v for k, v in out.items() if seen.get(k) == 1}
 
 
-def _recorder(rest_obj: Path, base_obj: Path, function: str, workdir: Path, compiler: str) -> tuple[Path, dict]:
+def _recorder(
+    rest_obj: Path, base_obj: Path, function: str, workdir: Path, compiler: str, ldflags: tuple[str, ...]
+) -> tuple[Path, dict]:
     """The -O3 program with the recording stub in front of `function`."""
     rest = workdir / "rest.rec.o"
     shutil.copyfile(rest_obj, rest)
@@ -99,7 +101,7 @@ def _recorder(rest_obj: Path, base_obj: Path, function: str, workdir: Path, comp
         ["gcc", "-O1", "-w", "-c", str(include_dir() / "sc_record.c"), "-o", str(rec)], "compile state recorder"
     )
     exe = workdir / "program.rec"
-    build.link([rest, impl, stub, rec], exe, compiler=compiler)
+    build.link([rest, impl, stub, rec], exe, extra=ldflags, compiler=compiler)
     return exe, data_symbols(rest, ("sc_rdata", "sc_rbss"))
 
 
@@ -129,12 +131,13 @@ def record_states(
     workdir: Path,
     *,
     compiler: str = "gcc",
+    ldflags: tuple[str, ...] = (),
     stdin_files: list[Path] | tuple[Path, ...] = (),
     workload: str | None = None,
 ) -> list[Snapshot]:
     """Snapshots of the file's globals at the function's calls, over the program's own inputs."""
     workdir.mkdir(parents=True, exist_ok=True)
-    exe, layout = _recorder(rest_obj, base_obj, function, workdir, compiler)
+    exe, layout = _recorder(rest_obj, base_obj, function, workdir, compiler, ldflags)
     if not layout:
         return []
     runs: list[tuple[list[str], str | None]] = [([str(exe)], str(f)) for f in stdin_files]

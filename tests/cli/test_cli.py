@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import subprocess
 
 import pytest
 from procs import leftover_processes
@@ -88,18 +89,19 @@ def test_whole_program_speedup_with_bench_input(tmp_path):
     [fn] = data["functions"]
     [c] = fn["candidates"]
     assert c["label"] == "abi-rbx" and c["reason"] == "abi-violation"  # -n 1: best-of-1 takes the first file
-    data = run_json(
+    data = run_json(  # a path relative to where the user runs it, as the README's example gives it
         str(VERIFY / "popcount.c"),
         "--proposer",
         "compilers",
         "-f",
         "popcount",
         "--bench-input",
-        str(bench),
+        "bench.in",
         "--inputs",
         "5000",
         "-n",
         "1",
+        cwd=tmp_path,
     )
     [c] = data["functions"][0]["candidates"]
     assert (
@@ -311,3 +313,39 @@ def test_inlined_and_preprocessed_away_functions_say_where_they_went():
     assert fold["status"] == "unsupported" and fold["detail"].startswith("inlined into checksum_z:"), fold
     assert legacy["status"] == "unsupported"
     assert "not compiled with these flags (it is inside #ifdef ZLIKE_LEGACY)" in legacy["detail"], legacy
+
+
+def test_a_program_that_needs_a_library_links_with_ldflags(tmp_path):
+    """Without the library the error says the program does not link, and how to add it; with
+    --ldflags the program is built, profiled and timed."""
+    src = FIXTURES / "cli" / "needs_lib"
+    subprocess.run(["gcc", "-O2", "-c", str(src / "scale.c"), "-o", str(tmp_path / "scale.o")], check=True)
+    subprocess.run(["ar", "rcs", str(tmp_path / "libscale.a"), str(tmp_path / "scale.o")], check=True)
+    (tmp_path / "bench.in").write_text(" ".join(str(i * 7919 % 100000) for i in range(4000)))
+    args = ("optimize", "--no-cache", str(src / "prog.c"), "--bench-input", "bench.in", "-n", "1")
+    p = supercoder(*args, "--inputs", "1000", cwd=tmp_path)
+    assert p.returncode == 4, p.stderr
+    assert "does not link" in p.stderr and "--ldflags" in p.stderr and "scale" in p.stderr
+    data = run_json(*args[2:], "--inputs", "1000", f"--ldflags=-L{tmp_path} -lscale", "-k", "1", cwd=tmp_path)
+    assert data["environment"]["ldflags"] == [f"-L{tmp_path}", "-lscale"]
+    assert any("callgrind" in n for n in data["notes"]), data["notes"]  # the linked program was profiled
+    assert data["functions"][0]["name"] == "sum_squares"
+
+
+def test_bench_input_on_a_file_without_main_is_an_error(tmp_path):
+    """A library file has no program to time: say so instead of ignoring --bench-input."""
+    (tmp_path / "lib.c").write_text("long twice(long x) {\n    return 2 * x;\n}\n")
+    (tmp_path / "bench.in").write_text("1 2 3")
+    p = supercoder("optimize", "--no-cache", "lib.c", "--bench-input", "bench.in", cwd=tmp_path)
+    assert p.returncode == 2, p.stderr
+    assert "defines no main()" in " ".join(p.stderr.split())
+
+
+def test_a_function_that_prints_is_not_judged_by_its_return_value():
+    """A debug printer among the hot functions: its output is its result, which the function harness does
+    not compare; it says so, and the other functions of the file are optimized as usual."""
+    data = run_json(str(FIXTURES / "cli" / "printer.c"), "-n", "1", "--inputs", "1000")
+    by_name = {f["name"]: f for f in data["functions"]}
+    assert by_name["dump"]["status"] == "unsupported"
+    assert "writes output (printf)" in by_name["dump"]["detail"]
+    assert by_name["clampsum"]["status"] == "done" and by_name["clampsum"]["candidates"]

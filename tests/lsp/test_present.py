@@ -101,3 +101,38 @@ def test_the_old_name_of_the_hint_threshold_is_read_with_a_message():
     s, problems = resolve({"minSpeedup": 2.5}, None, None)
     assert s.hint_min_speedup == 2.5
     assert "'minSpeedup' is now 'hintMinSpeedup'" in problems[0] and "--min-speedup" in problems[0]
+
+
+def test_a_function_that_could_not_be_optimized_says_why_by_default():
+    """The README's table says every hint is on: a function without a harness is explained where it is,
+    in its diagnostic and its hover, and a job that failed says so."""
+    from lsprotocol import types
+
+    fn = FunctionResult("f", None, "int (int)", "unsupported", "inlined into g: -O3 gave `f` no code of its own", 1.0)
+    diags = present.diagnostics(TEXT, {"f": fn}, Settings(), errors={"g": "worker exited with 1\nout of memory"})
+    by_code = {d.code: d for d in diags}
+    assert by_code["no-win"].message == "not optimized (unsupported): inlined into g: -O3 gave `f` no code of its own"
+    assert by_code["no-win"].severity == types.DiagnosticSeverity.Information
+    assert by_code["job-failed"].message == "supercoder could not optimize g: out of memory"
+    assert by_code["job-failed"].range.start.line == 3
+    hover = present.hover(TEXT, {"f": fn}, types.Position(0, 4))
+    assert hover is not None and "inlined into g" in hover.contents.value and "0 tried" not in hover.contents.value
+
+
+def test_a_disabled_action_says_why_even_where_the_client_runs_it():
+    """Neovim lists disabled actions; choosing one must tell the user why, not do nothing."""
+    from supercoder_lsp.model import ReplacementCheck
+
+    act = present.replace_action(
+        "file:///x.c",
+        1,
+        TEXT,
+        "f",
+        result("f", 2.0),
+        ReplacementCheck(False, False, "slower in the rebuilt file"),
+        None,
+    )
+    assert act is not None and act.edit is None
+    assert act.disabled is not None and act.disabled.reason.endswith("slower in the rebuilt file")
+    assert act.command is not None and act.command.command == "supercoder.explain"
+    assert "slower in the rebuilt file" in act.command.arguments[0]

@@ -1,0 +1,146 @@
+"""Benchmark: how much of a real C project the tool can verify.
+
+    .venv/bin/python benchmarks/bench_real_project.py PROJECT_DIR [--build DIR] [--verdicts] [--only FILE.c]
+
+PROJECT_DIR is a C project with a compile_commands.json (in it, in its build/ folder, or
+in --build DIR). For zlib at a fixed commit:
+
+    git clone https://github.com/madler/zlib && git -C zlib checkout d201f04
+    cmake -S zlib -B zlib/build -DCMAKE_EXPORT_COMPILE_COMMANDS=ON -DCMAKE_BUILD_TYPE=Release
+
+Survey (the default, a few seconds a file): every function definition of every compiled
+`.c` file, with what the compiler made of it (out of line, inlined into whom, not compiled
+with these flags) and whether the generated harness can take it, or why not. --verdicts
+also runs `supercoder optimize` with default settings on each file (its top 3) and prints
+the verdicts: slow (minutes a file). Without PROJECT_DIR it says what to give and exits 0,
+as in CI. Not a test: quote the figures with the command that made them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import tempfile
+from collections import Counter
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from supercoder_lsp import build  # noqa: E402
+from supercoder_lsp.asm.cut import FunctionMissing, cut_function  # noqa: E402
+from supercoder_lsp.build.debuginfo import compile_debug_object, compiled_functions  # noqa: E402
+from supercoder_lsp.harness.plan import make_plan  # noqa: E402
+from supercoder_lsp.selection import compiled_as  # noqa: E402
+from supercoder_lsp.source import parse_functions, preprocessor_conditions  # noqa: E402
+
+
+def compiled_files(project: Path, build_dir: Path | None) -> list[Path]:
+    for d in [build_dir, project, project / "build"]:
+        if d is not None and (d / "compile_commands.json").is_file():
+            entries = json.loads((d / "compile_commands.json").read_text())
+            files = {Path(e["directory"], e["file"]).resolve() for e in entries}
+            return sorted(f for f in files if f.suffix == ".c" and project.resolve() in f.parents)
+    raise SystemExit(
+        f"no compile_commands.json in {project}, {project / 'build'} or --build; see this file's docstring"
+    )
+
+
+def survey(path: Path, work: Path) -> list[dict]:
+    """One row per function definition of `path`."""
+    text = path.read_text(errors="replace")
+    cfg = build.resolve(path)
+    asm = build.compile_to_asm(path, cfg, work / "file.s")
+    compile_debug_object(path, cfg, work / "debug.o")
+    compiled = compiled_functions(work / "debug.o")
+    rows = []
+    for fn in parse_functions(text):
+        row = {"file": path.name, "function": fn.name}
+        cf = compiled_as(compiled, fn)
+        if cf is None:
+            conds = preprocessor_conditions(text, fn)
+            row.update(code="not compiled", harness="-", why=" / ".join(conds) or "no code in this build")
+        elif not cf.out_of_line:
+            row.update(code="inlined", harness="-", why="into " + ", ".join(cf.inlined_into[:3] or ["nothing"]))
+        else:
+            try:
+                cut_function(asm, fn.name)
+                code = "out of line"
+            except FunctionMissing as e:
+                code = e.kind
+            plan = make_plan(cf.signature)
+            row.update(code=code, harness="yes" if plan.supported else "no", why=plan.why)
+        rows.append(row)
+    return rows
+
+
+def verdicts(path: Path) -> list[dict]:
+    p = subprocess.run(
+        [sys.executable, "-m", "supercoder_lsp.cli", "optimize", "--json", str(path)],
+        capture_output=True,
+        text=True,
+        timeout=3600,
+    )
+    if p.returncode != 0:
+        return [{"file": path.name, "function": "-", "verdict": f"exit {p.returncode}: {p.stderr.strip()[-200:]}"}]
+    out = []
+    for f in json.loads(p.stdout)["functions"]:
+        best = f["best"]
+        verdict = best["headline"] if best else f"{f['status']}: {f['detail'][:100]}"
+        out.append({"file": path.name, "function": f["name"], "verdict": verdict})
+    return out
+
+
+def reason_class(why: str) -> str:
+    """Group harness reasons for the summary: the type that stopped it, not the parameter's name."""
+    if "of type" in why:
+        t = why.split("of type '", 1)[1].split("'", 1)[0]
+        return f"parameter of type {'struct pointer' if '*' in t else t}"
+    return why.split(";")[0][:60]
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("project", nargs="?", type=Path)
+    ap.add_argument("--build", type=Path, help="the folder with compile_commands.json")
+    ap.add_argument("--verdicts", action="store_true", help="also run supercoder optimize on each file (slow)")
+    ap.add_argument("--only", help="one .c file of the project, by name")
+    a = ap.parse_args()
+    if a.project is None:
+        print("bench_real_project: give a C project with a compile_commands.json (see --help); skipped")
+        return 0
+    files = [f for f in compiled_files(a.project, a.build) if not a.only or f.name == a.only]
+    rows: list[dict] = []
+    with tempfile.TemporaryDirectory(prefix="sc-bench-real-") as tmp:
+        for f in files:
+            work = Path(tmp) / f.stem
+            work.mkdir()
+            try:
+                rows += survey(f, work)
+            except build.BuildError as e:
+                rows.append({"file": f.name, "function": "-", "code": "build failed", "harness": "-", "why": e.what})
+    print(f"{'file':14} {'function':24} {'code':13} {'harness':7} why")
+    for r in rows:
+        print(f"{r['file']:14} {r['function']:24} {r['code']:13} {r['harness']:7} {r['why'][:90]}")
+    out_of_line = [r for r in rows if r["code"] == "out of line"]
+    harnessed = [r for r in out_of_line if r["harness"] == "yes"]
+    print()
+    print(
+        f"{len(files)} files, {len(rows)} definitions: "
+        + ", ".join(f"{n} {k}" for k, n in Counter(r["code"] for r in rows).items())
+    )
+    print(f"out of line: {len(out_of_line)}; with a generated harness: {len(harnessed)}")
+    for why, n in Counter(reason_class(r["why"]) for r in out_of_line if r["harness"] == "no").most_common():
+        print(f"  {n:4}  no harness: {why}")
+    if a.verdicts:
+        print()
+        for f in files:
+            for v in verdicts(f):
+                print(f"{v['file']:14} {v['function']:24} {v['verdict']}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
