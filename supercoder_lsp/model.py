@@ -30,9 +30,12 @@ class Range:
 class CType:
     """A C type reduced to what the harness needs.
 
-    kind is one of "int", "bool", "float", "pointer", "void", "other".
+    kind is one of "int", "bool", "float", "pointer", "void", "struct", "other".
     bits is the width of ints and floats (8/16/32/64), 64 for pointers, 0 otherwise.
     For pointers, pointee is the pointed-to type and const says whether it is const.
+    A "struct" (or union) has a known layout (types from the compiler): its size in bytes and
+    its scalar leaves, nested records and arrays included: (byte offset, kind, bits, signed),
+    kind "int", "bool", "float" or "pointer".
     """
 
     text: str
@@ -41,6 +44,12 @@ class CType:
     signed: bool = False
     pointee: CType | None = None
     const: bool = False
+    size: int = 0
+    fields: tuple[tuple[int, str, int, bool], ...] = ()
+
+    @property
+    def pointer_offsets(self) -> tuple[int, ...]:
+        return tuple(o for o, kind, _, _ in self.fields if kind == "pointer")
 
     @property
     def is_scalar(self) -> bool:

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from supercoder_lsp import build
 from supercoder_lsp.asm.cut import cut_function
+from supercoder_lsp.build.debuginfo import compile_debug_object, compiled_functions
 from supercoder_lsp.harness.plan import make_plan
 from supercoder_lsp.model import BuildConfig
 from supercoder_lsp.source import parse_functions
@@ -48,14 +49,20 @@ def asm_fn(name: str, body: str) -> str:
     return f"\t.text\n\t.globl\t{name}\n\t.type\t{name}, @function\n{name}:\n{body}\n\t.size\t{name}, .-{name}\n"
 
 
-def make_harness(tmp: Path, c_file: Path, name: str, *, bounds=None, n_random=20_000, flags=("-O3",)):
+def make_harness(
+    tmp: Path, c_file: Path, name: str, *, bounds=None, n_random=20_000, flags=("-O3",), compiled_types=False
+):
     cfg = BuildConfig("gcc", flags, "test", str(c_file.parent))
     asm = build.compile_to_asm(c_file, cfg, tmp / "base.s")
     cut = cut_function(asm, name)
     base = tmp / "base.o"
     build.assemble(cut.text, base)
     fn = next(f for f in parse_functions(c_file.read_text()) if f.name == name)
-    plan = make_plan(fn.signature, bounds)
+    sig = fn.signature
+    if compiled_types:  # the signature as the compiler saw it (macros, typedefs, struct layouts)
+        compile_debug_object(c_file, cfg, tmp / "debug.o")
+        sig = compiled_functions(tmp / "debug.o")[name].signature
+    plan = make_plan(sig, bounds)
     assert plan.supported, plan.why
     support = ()
     if cut.external_refs:

@@ -96,7 +96,7 @@ def ctype_of(die, depth: int = 0) -> CType:
     if tag == "DW_TAG_pointer_type":
         pointee = ctype_of(_type_of(die), depth + 1) if depth < 8 else CType("?", "other")
         shown = text or f"{pointee.text} *"
-        known = pointee.kind in ("int", "bool", "float", "void", "pointer")
+        known = pointee.kind in ("int", "bool", "float", "void", "pointer", "struct")
         return CType(
             prefix + shown if text else shown,
             "pointer" if known else "other",
@@ -107,7 +107,96 @@ def ctype_of(die, depth: int = 0) -> CType:
         )
     kind = {"DW_TAG_structure_type": "struct", "DW_TAG_union_type": "union"}.get(tag)
     shown = text or (f"{kind} {_name(die) or '(anonymous)'}" if kind else tag.removeprefix("DW_TAG_"))
+    size = _attr(die, "DW_AT_byte_size")
+    if kind and isinstance(size, int) and size > 0 and "DW_AT_declaration" not in die.attributes:
+        fields = _fields(die, 0, 0)
+        if fields is not None:
+            return CType(prefix + shown, "struct", 0, False, None, const, size, tuple(fields))
     return CType(prefix + shown, "other")
+
+
+def _strip(die):
+    while die is not None and (die.tag in _QUALIFIERS or die.tag == "DW_TAG_typedef"):
+        die = _type_of(die)
+    return die
+
+
+def _byte_size(die) -> int | None:
+    die = _strip(die)
+    if die is None:
+        return None
+    size = _attr(die, "DW_AT_byte_size")
+    if isinstance(size, int):
+        return size
+    if die.tag == "DW_TAG_array_type":
+        count, elem = _count(die), _byte_size(_type_of(die))
+        return count * elem if count is not None and elem is not None else None
+    return None
+
+
+def _count(array_die) -> int | None:
+    """Elements of an array type (every dimension), or None when a dimension has no bound."""
+    total = 1
+    for sub in array_die.iter_children():
+        if sub.tag != "DW_TAG_subrange_type":
+            continue
+        count = _attr(sub, "DW_AT_count")
+        upper = _attr(sub, "DW_AT_upper_bound")
+        if isinstance(count, int):
+            total *= count
+        elif isinstance(upper, int):
+            total *= upper + 1
+        else:
+            return None
+    return total
+
+
+MAX_FIELDS = 4096
+Field = tuple[int, str, int, bool]  # (byte offset, "int" | "bool" | "float" | "pointer", bits, signed)
+
+
+def _fields(die, base: int, depth: int) -> list[Field] | None:
+    """The scalar leaves of a type at `base`, or None when its layout is not fully known."""
+    die = _strip(die)
+    if die is None or depth > 8:
+        return None
+    if die.tag in ("DW_TAG_base_type", "DW_TAG_enumeration_type"):
+        t = ctype_of(die)
+        if t.kind == "bool":
+            return [(base, "bool", 8, False)]  # 0 or 1: any other byte is not a _Bool
+        if t.kind == "int":
+            return [(base, "int", t.bits, t.signed)]
+        return [(base, "float", t.bits, True)] if t.kind == "float" else None
+    if die.tag == "DW_TAG_pointer_type":
+        return [(base, "pointer", 64, False)]
+    if die.tag == "DW_TAG_structure_type":
+        out: list[Field] = []
+        for m in die.iter_children():
+            if m.tag != "DW_TAG_member":
+                continue
+            loc = _attr(m, "DW_AT_data_member_location") or 0
+            if not isinstance(loc, int) or "DW_AT_bit_size" in m.attributes:
+                return None  # a bit-field: its bits are not a field of their own
+            inner = _fields(_type_of(m), base + loc, depth + 1)
+            if inner is None:
+                return None
+            out += inner
+        return out if len(out) <= MAX_FIELDS else None
+    if die.tag == "DW_TAG_union_type":  # the bytes of every member: pointers NULL, the rest random bytes
+        ptrs: set[int] = set()
+        for m in die.iter_children():
+            inner = _fields(_type_of(m), base, depth + 1) if m.tag == "DW_TAG_member" else []
+            if inner is None:
+                return None
+            ptrs |= {o for o, kind, _, _ in inner if kind == "pointer"}
+        return [(o, "pointer", 64, False) for o in sorted(ptrs)]
+    if die.tag == "DW_TAG_array_type":
+        elem, count = _type_of(die), _count(die)
+        inner, size = _fields(elem, 0, depth + 1), _byte_size(elem)
+        if inner is None or count is None or size is None or count * len(inner) > MAX_FIELDS:
+            return None
+        return [(base + i * size + o, k, b, sg) for i in range(count) for o, k, b, sg in inner]
+    return None
 
 
 def _signature(die) -> Signature:

@@ -117,7 +117,9 @@ def render_inputs(plan: Plan, seed: int, n_random: int) -> str:
         f"#define SC_NP {n}",
         "typedef struct { uint64_t iv[SC_NP]; double fv[SC_NP]; void *pv[SC_NP]; size_t len[SC_NP]; } sc_input;",
         "static sc_guard sc_g[SC_NP];",
+        "static int sc_flip_sides __attribute__((unused)); /* every buffer against its other guard (a self-check) */",
     ]
+    out += pointer_fields(plan)
     radices = []
     for k, p in enumerate(ps):
         if p.role == "length":
@@ -146,7 +148,7 @@ def render_inputs(plan: Plan, seed: int, n_random: int) -> str:
     )
     out.append("    size_t len_of[SC_NP] = {0}; (void)len_of;")
     out.append(
-        "    int at_start = (int)(sc_mix(i ^ 0x5eed) & 1); (void)at_start; /* buffer against the guard before or after it */"
+        "    int at_start = (int)(sc_mix(i ^ 0x5eed) & 1) ^ sc_flip_sides; (void)at_start; /* buffer against the guard before or after it */"
     )
     out.append("    memset(in, 0, sizeof *in);")
     for k, p in enumerate(ps):
@@ -177,6 +179,37 @@ def render_inputs(plan: Plan, seed: int, n_random: int) -> str:
     out += _aliasing(plan)
     out.append("}")
     return "\n".join(out)
+
+
+def pointer_fields(plan: Plan) -> list[str]:
+    """For each struct parameter with pointer fields, `sc_nullptrs<k>(p)`: set them to NULL. Inputs get NULL
+    there, and both harnesses clear them again before comparing: addresses differ between processes, so
+    what a function writes through its pointers is compared, never pointer values themselves."""
+    out = []
+    for k, p in enumerate(plan.params):
+        if p.null_offsets:
+            out.append(f"static const uint32_t sc_ptr{k}[] = {{{', '.join(map(str, p.null_offsets))}}};")
+            out.append(
+                f"static void sc_nullptrs{k}(void *p) {{ for (size_t t = 0; t < sizeof sc_ptr{k} / sizeof sc_ptr{k}[0]; t++)"
+                f" memset((char *)p + sc_ptr{k}[t], 0, 8); }}"
+            )
+    return out
+
+
+def _record_fields(k: int, p: ParamPlan) -> list[str]:
+    """A struct's integer fields drawn one by one (small values, bit lengths, powers of two, as scalar
+    parameters get them): random bytes would almost never give a count of 1 or a flag of 0."""
+    out = []
+    for off, kind, bits, signed in p.fields:
+        n = bits // 8
+        if kind == "bool":  # whatever the pattern: a byte other than 0 or 1 is not a _Bool
+            out.append(f"    ((unsigned char *)a{k})[{off}] = (unsigned char)(sc_next(&r) & 1);")
+            continue
+        out.append(
+            f"    if (pat{k} == 2 && sc_below(&r, 8) != 0) {{ uint64_t v = sc_rand_int(&r, {bits}, {int(signed)});"
+            f" memcpy((unsigned char *)a{k} + {off}, &v, {n}); }}"
+        )
+    return out
 
 
 def _buffer(plan: Plan, k: int, p: ParamPlan, ne: int) -> list[str]:
@@ -217,6 +250,9 @@ def _buffer(plan: Plan, k: int, p: ParamPlan, ne: int) -> list[str]:
             f"else if (pat{k} == 0) a{k}[t] = ({et})((t & 1) ? -(int64_t)t : (int64_t)t * 0x10001); "
             f"else {{ {rnd} }} }}"
         )
+        out += _record_fields(k, p)
+        if p.null_offsets:
+            out.append(f"    sc_nullptrs{k}(a{k});")
     else:
         out.append(f"    unsigned char *a{k} = sc_guard_place(&sc_g[{k}], L{k} + 1, at_start);")
         out.append('    static const char sc_alpha[] = "aeiouAEIOUbcdxyz XYZ0189.,\\t";')

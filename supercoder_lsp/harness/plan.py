@@ -71,6 +71,9 @@ class ParamPlan:
     length_param: int | None = None  # for role "array": index of its length param
     max_len: int = DEFAULT_MAX_LEN
     restrict: bool = False  # a `restrict` pointer: never given memory that overlaps another parameter's
+    record: str = ""  # for a pointer to one struct: its type; the "array" is its bytes, of fixed length
+    null_offsets: tuple[int, ...] = ()  # the struct's pointer fields: NULL on entry, never compared on exit
+    fields: tuple[tuple[int, str, int, bool], ...] = ()  # the struct's scalar fields, generated one by one
 
     @property
     def element(self) -> ParamPlan:
@@ -127,6 +130,28 @@ def _bounds(p: ParamPlan, b) -> str | None:
     return None
 
 
+def _record(name: str, t: CType) -> ParamPlan:
+    """A pointer to one struct: its bytes, every scalar field random, its pointer fields NULL."""
+    rec = t.pointee
+    assert rec is not None
+    const = "const " if t.const else ""
+    n = rec.size
+    return ParamPlan(
+        name,
+        "array",
+        f"{const}void *",
+        64,
+        False,
+        lo=n,
+        hi=n,
+        elem=ParamPlan("", "int", "uint8_t", 8, False),
+        max_len=n,
+        record=rec.text,
+        null_offsets=rec.pointer_offsets,
+        fields=tuple(f for f in rec.fields if f[1] in ("int", "bool")),
+    )
+
+
 def make_plan(sig: Signature | None, bounds: dict | None = None) -> Plan:
     """Plan the harness for `sig`; `bounds` maps a parameter name to [low, high]
     (for arrays and strings: the length)."""
@@ -145,6 +170,8 @@ def make_plan(sig: Signature | None, bounds: dict | None = None) -> Plan:
     for i, prm in enumerate(sig.params):
         t = prm.type
         p = _scalar(prm.name, t)
+        if p is None and t.kind == "pointer" and t.pointee is not None and t.pointee.kind == "struct":
+            p = _record(prm.name, t)
         if p is None and t.kind == "pointer" and t.pointee is not None:
             elem = _scalar("", t.pointee)
             if elem is not None:
@@ -175,6 +202,8 @@ def make_plan(sig: Signature | None, bounds: dict | None = None) -> Plan:
     taken: set[int] = set()
     for i in pointers:
         p = plans[i]
+        if p.record:
+            continue  # one struct: its size is its length
         ints = [j for j, q in enumerate(plans) if q.role == "int" and j not in taken]
         named = [j for j in ints if LENGTH_NAME.search(plans[j].name)]
         after = [j for j in named if j > i] or named or [j for j in ints if j > i]
@@ -208,6 +237,8 @@ def make_plan(sig: Signature | None, bounds: dict | None = None) -> Plan:
                 ret,
             )
         p = by_name[name]
+        if p.record:
+            return Plan(False, f"bounds for '{name}': a struct has no bounds (its fields are generated)", [], ret)
         if p.role == "length":
             for a in p.length_of:
                 err = _bounds(plans[a], b)
@@ -229,7 +260,10 @@ def describe(plan: Plan) -> str:
         return plan.why
     parts = []
     for p in plan.params:
-        if p.role == "array":
+        if p.record:
+            nulls = f", its {len(p.null_offsets)} pointer field(s) NULL" if p.null_offsets else ""
+            parts.append(f"{p.name}: one {p.record.removeprefix('const ')} ({p.max_len} bytes, fields random{nulls})")
+        elif p.role == "array":
             parts.append(
                 f"{p.name}: array of {p.element.ctype}, length {p.lo or 0}..{p.max_len} from '{plan.params[p.length_param or 0].name}'"
             )

@@ -20,6 +20,7 @@
  * process, skips the inputs where the -O3 original itself fails.  A broken calling
  * convention or a forbidden system call ends the run with a trailer record that
  * says which (sc_contract.h), SC_EXIT_ABI or SC_EXIT_SYSCALL, and a line on stderr.
+ * MODE bit 4: every buffer against the guard on its other side (the baseline's self-check).
  * MODE bit 1: start every other input from randomized global state; bit 2: every third
  * input from a recorded state of the program (SC_NSNAP, sc_snaps: verify/program_state.py).
  */
@@ -302,6 +303,7 @@ int main(int argc, char **argv) {
     uint64_t n = strtoull(argv[2], 0, 10);
     sc_record_fd = atoi(argv[3]);
     sc_mode = atoi(argv[4]);
+    sc_flip_sides = (sc_mode & 4) != 0;
     if (n > SC_NINPUTS) n = SC_NINPUTS;
     sc_start_ticks();
     sc_start_watchdog();

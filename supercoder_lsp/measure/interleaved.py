@@ -48,7 +48,8 @@ def render_timing(plan: Plan, seed: int) -> str:
     for k, p in enumerate(plan.params):
         if p.role in ("array", "cstring"):
             size = f"T[j].len[{k}] * sizeof({p.element.ctype})" if p.role == "array" else f"T[j].len[{k}] + 1"
-            hashes.append(f"for (int j = 0; j < m; j++) h = sc_fnv(h, T[j].pv[{k}], {size});")
+            clear = f"sc_nullptrs{k}((void *)T[j].pv[{k}]); " if p.null_offsets else ""
+            hashes.append(f"for (int j = 0; j < m; j++) {{ {clear}h = sc_fnv(h, T[j].pv[{k}], {size}); }}")
             nb = size.replace("T[j].", "src->")
             copies.append(
                 f"{{ size_t nb = {nb}; void *c = malloc(nb ? nb : 1); memcpy(c, src->pv[{k}], nb); dst->pv[{k}] = c; }}"

@@ -7,7 +7,9 @@ change to what is checked (screens, harness inputs, ABI checks, comparisons, tim
 
 # 1: up to 0.1.0. 2: object screen, load-time checks, per-input crash skip, globals, long and negative lengths,
 #    aliasing, bit-exact floats, caller-frame/x87/YMM checks, protected timing driver, checked whole-program runs.
-VERIFIER_VERSION = 2
+#    3: signatures from the compiler (DWARF), struct pointers with generated fields, the baseline's self-check
+#    (buffers against the other guard), output-writing functions refused.
+VERIFIER_VERSION = 3
 
 # What verification does not establish, said next to every claim (the CLI's notes, the JSON report).
 LIMITS = (
@@ -15,5 +17,7 @@ LIMITS = (
     "writes below the red zone are caught only when a signal lands while the data is live",
     "the timed loop itself is not ABI-checked: a candidate could read the stack and registers of the timing driver",
     "pointer-valued globals keep their initial values",
+    "a struct parameter's pointer fields are NULL in generated inputs and are not compared (addresses differ "
+    "between processes): code behind a non-NULL pointer field is checked only on program tests",
     "timing repeats 512 inputs: a cache kept on the stack beyond the function's frame could make it look faster",
 )

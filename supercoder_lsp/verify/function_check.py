@@ -45,6 +45,7 @@ BASELINE_SECONDS = 120
 HARNESS_SYMBOL = "sc_fn"
 MODE_RANDOM_GLOBALS = 1
 MODE_PROGRAM_STATE = 2
+MODE_FLIP_SIDES = 4
 
 
 @dataclass
@@ -207,6 +208,26 @@ class FunctionHarness:
                 "the -O3 original crashes or runs out of time on every generated input; "
                 "give input bounds for its parameters (--bound NAME=LOW:HIGH)"
             )
+        if any(p.role in ("array", "cstring") for p in self.plan.params):
+            self._self_check(exe)
+
+    def _self_check(self, exe: Path) -> None:
+        """The baseline once more, every buffer against the guard on its other side. An original that
+        reads or writes outside its inputs (past a struct that is really an array, through a NULL
+        pointer field plus an offset) gives results that depend on where memory lies: such a harness
+        would call good candidates wrong, so it is refused."""
+        assert self.base is not None
+        again = self._run(exe, 10**9, self.mode | MODE_FLIP_SIDES, BASELINE_SECONDS + 10)
+        for i in range(min(len(again.status), self.n_inputs)):
+            a, b = self.base, again
+            if a.failed(i) != b.failed(i) or (not a.failed(i) and a.values[i] != b.values[i]):
+                raise RuntimeError(
+                    f"the -O3 original's result on generated input {i} depends on where its buffers lie: it "
+                    "reads or writes memory outside the inputs the harness gives it (a struct that is really "
+                    "an array, a pointer field the harness sets to NULL); give program tests with --tests DIR"
+                )
+        if len(again.status) < self.n_inputs:
+            raise RuntimeError(f"the -O3 original's self-check ended early ({again.run.stderr.strip()[-200:]})")
 
     @property
     def checked(self) -> int:

@@ -23,6 +23,8 @@ def _ret_bits(plan: Plan) -> str:
 def _hash_buffers(plan: Plan) -> str:
     parts = ["uint64_t h = 0xcbf29ce484222325ULL;"]
     for k, p in enumerate(plan.params):
+        if p.null_offsets:
+            parts.append(f"sc_nullptrs{k}(in->pv[{k}]);")
         if p.role == "array":
             parts.append(f"h = sc_fnv(h, in->pv[{k}], in->len[{k}] * sizeof({p.element.ctype}));")
         elif p.role == "cstring":

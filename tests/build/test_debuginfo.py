@@ -33,7 +33,7 @@ def test_macros_and_typedefs_resolve_to_the_types_the_compiler_sees(tmp_path):
 def test_inlined_static_helpers_name_the_functions_that_hold_their_code(tmp_path):
     fns = compiled(tmp_path)
     assert not fns["fold"].out_of_line and not fns["fold"].external
-    assert fns["fold"].inlined_into == ["checksum_z"]
+    assert fns["fold"].inlined_into == ["checksum_z", "zlike_consume"]
     assert fns["checksum_z"].out_of_line and fns["checksum_z"].external
 
 
@@ -42,6 +42,11 @@ def test_a_function_the_preprocessor_removed_is_not_there_and_flags_bring_it_bac
     assert "checksum_legacy" in compiled(tmp_path, ("-O3", "-DZLIKE_LEGACY"))
 
 
-def test_struct_pointers_are_named_as_the_code_names_them(tmp_path):
+def test_struct_pointers_carry_their_layout(tmp_path):
+    """Named as the code names them, with the size and the fields the harness generates."""
     [s] = compiled(tmp_path)["zlike_level"].signature.params
-    assert s.type.kind == "other" and s.type.text == "zlike_state *"
+    assert s.type.kind == "pointer" and s.type.text == "zlike_state *"
+    assert (s.type.pointee.kind, s.type.pointee.size) == ("struct", 8)
+    assert s.type.pointee.fields == ((0, "int", 32, True), (4, "int", 32, False))
+    strm, _ = compiled(tmp_path)["zlike_consume"].signature.params
+    assert strm.type.pointee.size == 40 and strm.type.pointee.pointer_offsets == (0, 32)  # next_in, zalloc

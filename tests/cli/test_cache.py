@@ -98,8 +98,8 @@ def test_a_verdict_from_another_verifier_version_is_not_served(tmp_path, monkeyp
         functions=("popcount",),
         cache_dir=tmp_path,
     )
-    monkeypatch.setattr(environment, "VERIFIER_VERSION", 1)  # what the cache key says
+    monkeypatch.setattr(environment, "VERIFIER_VERSION", 2)  # what the cache key says
     assert pipeline.Pipeline(opts).run(verify / "popcount.c").functions[0].cached is False
     assert pipeline.Pipeline(opts).run(verify / "popcount.c").functions[0].cached is True
-    monkeypatch.setattr(environment, "VERIFIER_VERSION", 2)
+    monkeypatch.setattr(environment, "VERIFIER_VERSION", 3)
     assert pipeline.Pipeline(opts).run(verify / "popcount.c").functions[0].cached is False

@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from support import FIXTURES, asm_fn, check_asm, make_harness
 
-from supercoder_lsp.harness.plan import make_plan
+from supercoder_lsp import build
+from supercoder_lsp.asm.cut import cut_function
+from supercoder_lsp.harness.plan import describe, make_plan
+from supercoder_lsp.model import BuildConfig
 from supercoder_lsp.source import parse_functions
 
 FIX = FIXTURES / "verify"
@@ -145,3 +150,59 @@ def test_bounds_are_validated_against_the_type():
     assert "does not fit" in make_plan(fn.signature, {"c": [0, 300]}).why
     assert "does not have" in make_plan(fn.signature, {"x": [0, 3]}).why
     assert make_plan(fn.signature, {"c": [10, 20]}).supported
+
+
+ZLIKE = FIXTURES / "real" / "zlike.c"
+
+
+def _variant(tmp: Path, name: str, old: str, new: str) -> str:
+    """The -O3 assembly of `name` compiled from zlike.c with one edit: a candidate as a model might write it."""
+    src = tmp / f"{abs(hash(new))}.c"
+    text = ZLIKE.read_text()
+    assert old in text
+    src.write_text(text.replace(old, new))
+    asm = build.compile_to_asm(src, BuildConfig("gcc", ("-O3",), "t", str(tmp)), tmp / f"{src.stem}.s")
+    return cut_function(asm, name).text
+
+
+@pytest.fixture(scope="module")
+def consume(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("consume")
+    h, cut = make_harness(tmp, ZLIKE, "zlike_consume", n_random=5000, compiled_types=True)
+    return h, tmp, cut
+
+
+def test_a_struct_pointer_gets_its_fields_generated_and_compared(consume):
+    h, tmp, cut = consume
+    assert (
+        describe(h.plan)
+        == "strm: one zlike_stream (40 bytes, fields random, its 2 pointer field(s) NULL); used: uint32_t"
+    )
+    chk = check_asm(h, tmp, cut.text, "self")
+    assert chk.ok and chk.inputs > 5000, chk.detail
+    same = _variant(tmp, "zlike_consume", "strm->total_in += used;", "strm->total_in = strm->total_in + used;")
+    assert check_asm(h, tmp, same, "same").ok
+
+
+def test_a_wrong_write_to_one_struct_field_is_caught(consume):
+    """Wrong only when the stream is nearly empty: a bookkeeping slip a model could make."""
+    h, tmp, _ = consume
+    wrong = _variant(tmp, "zlike_consume", "strm->total_in += used;", "strm->total_in += used + (strm->avail_in == 1);")
+    chk = check_asm(h, tmp, wrong, "wrong")
+    assert not chk.ok and chk.reason == "wrong-output", chk.detail
+
+
+def test_pointer_fields_are_never_compared_by_value(consume):
+    """Addresses differ between processes: a candidate that leaves a different pointer in a pointer field is
+    judged by what it wrote through pointers, not by the address (a documented limit)."""
+    h, tmp, _ = consume
+    other = _variant(tmp, "zlike_consume", "strm->next_in += used;", "strm->next_in += used + 1;")
+    assert check_asm(h, tmp, other, "ptr").ok  # generated inputs have next_in NULL: this line never runs
+
+
+def test_a_struct_pointer_used_as_an_array_is_refused_not_misjudged(tmp_path):
+    """`const zlike_code *tree` points to one struct as far as the types say, and the function reads tree[n]:
+    past the object the harness gives. Its results then depend on where memory lies, which would make good
+    candidates look wrong; the baseline's self-check (buffers against the other guard) refuses the harness."""
+    with pytest.raises(RuntimeError, match="depends on where its buffers lie"):
+        make_harness(tmp_path, ZLIKE, "zlike_sum_freq", n_random=2000, compiled_types=True)
