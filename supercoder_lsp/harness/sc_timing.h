@@ -102,10 +102,14 @@ int main(int argc, char **argv) {
     sc_sandbox_protect(&SU, sizeof SU);
     sc_sandbox_enter(SC_STRICT, -1); /* no candidate instruction has run yet */
     /* Grow the batch from one call: first over more inputs, then by repeating them,
-     * so that expensive calls never make a single batch run for long. */
+     * so that expensive calls never make a single batch run for long. All three copies
+     * make the same calls in the same order: a function that accumulates into its
+     * buffers (a struct's counters, a[i] += x) leaves all three alike. */
     long reps = 1;
     for (;;) {
         uint64_t t = sc_batch(0, reps);
+        sc_batch(1, reps);
+        sc_batch(2, reps);
         if (t >= target || reps > (1L << 30)) break;
         if (SU.s.m_used < SC_M) { sc_protect(0); SU.s.m_used *= 2; }
         else reps = t ? (long)(reps * (double)target / t) + 1 : reps * 16;

@@ -70,3 +70,16 @@ def test_ratio_interval_and_noise_floor():
     assert 1.8 < lo <= r <= hi < 2.2
     assert noise_floor(0.9, 1.05) == pytest.approx(1 / 0.9)
     assert noise_floor(0.999, 1.001) == 1.02  # never below the minimum claimed speedup
+
+
+def test_a_function_that_accumulates_into_its_buffer_times_against_itself(tmp_path):
+    """`a[i] += 1` changes its input on every call: the three copies must make the same calls, or their
+    buffers differ and a correct candidate is called 'behaves differently outside the harness'."""
+    src = tmp_path / "bump.c"
+    src.write_text("void bump(int *a, int n) {\n    for (int i = 0; i < n; i++)\n        a[i] += 1;\n}\n")
+    base = cut_function(
+        build.compile_to_asm(src, BuildConfig("gcc", ("-O3",), "t", str(tmp_path)), tmp_path / "b.s"), "bump"
+    )
+    plan = make_plan(parse_functions(src.read_text())[0].signature)
+    r = InterleavedTimer(TimingSetup(tmp_path / "t", "bump", plan, rounds=8)).time(base.text, base.text, "aa")
+    assert not r.significant
