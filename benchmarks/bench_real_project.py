@@ -62,16 +62,15 @@ def survey(path: Path, work: Path) -> list[dict]:
         if cf is None:
             conds = preprocessor_conditions(text, fn)
             row.update(code="not compiled", harness="-", why=" / ".join(conds) or "no code in this build")
-        elif not cf.out_of_line:
-            row.update(code="inlined", harness="-", why="into " + ", ".join(cf.inlined_into[:3] or ["nothing"]))
         else:
-            try:
+            try:  # the assembly decides whether it has code of its own; DWARF says where it went if not
                 cut_function(asm, fn.name)
-                code = "out of line"
             except FunctionMissing as e:
-                code = e.kind
-            plan = make_plan(cf.signature)
-            row.update(code=code, harness="yes" if plan.supported else "no", why=plan.why)
+                where = "into " + ", ".join(cf.inlined_into[:3]) if cf.inlined_into else str(e)[:80]
+                row.update(code="inlined" if e.kind == "inlined" else e.kind, harness="-", why=where)
+            else:
+                plan = make_plan(cf.signature)
+                row.update(code="out of line", harness="yes" if plan.supported else "no", why=plan.why)
         rows.append(row)
     return rows
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import build, tools
-from .asm.cut import FunctionMissing, cut_function
+from .asm.cut import FunctionMissing, cut_function, list_functions
 from .asm.features import instruction_features
 from .asm.statics import shared_statics
 from .cache import Cache
@@ -165,7 +165,7 @@ class Pipeline:
                 "functions ranked by a static score (loops, nesting, calls in loops); "
                 "give --bench-input or --workload to rank by a measured profile"
             )
-        return holders(ranked, ctx.compiled() or {}, self.opts.top, notes)
+        return holders(ranked, ctx.compiled() or {}, set(list_functions(ctx.asm)), self.opts.top, notes)
 
     # -- function level ---------------------------------------------------------
     def _cache_key(self, ctx: FileContext, fn: CFunction, env: dict) -> str:

@@ -54,7 +54,7 @@ def missing_detail(e: FunctionMissing, ctx: FileContext, name: str) -> str:
     )
 
 
-def holders(ranked: list, compiled: dict, top: int, notes: list[str]) -> list:
+def holders(ranked: list, compiled: dict, has_code: set[str], top: int, notes: list[str]) -> list:
     """The top functions that have code of their own: a helper the compiler inlined everywhere gives
     its place to the caller that holds its code (once), so the hot loop still gets a harness; what the
     flags leave out of the build is skipped with a note."""
@@ -67,8 +67,8 @@ def holders(ranked: list, compiled: dict, top: int, notes: list[str]) -> list:
         if compiled and cf is None:
             notes.append(f"{f.name} is not compiled with these flags (the preprocessor removed it): not optimized")
             continue
-        if cf is not None and not cf.out_of_line:
-            holder = next((c for c in cf.inlined_into if c in by_name and compiled[c].out_of_line), None)
+        if cf is not None and f.name not in has_code:  # the assembly decides; DWARF says where it went
+            holder = next((c for c in cf.inlined_into if c in by_name and c in has_code), None)
             if holder is None:
                 chosen.append((f, score))  # reported as inlined, with its callers
                 continue
