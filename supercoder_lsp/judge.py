@@ -59,6 +59,9 @@ class Judge:
     min_speedup: float = 1.0
     base_obj: Path | None = None  # the original's cut, assembled: what the object screen compares with
     extern_sizes: dict[str, int] = field(default_factory=dict)  # sizes of the file's data symbols
+    # why the generated inputs may not be typical ones (pointer fields NULL): then only the program's own
+    # inputs (whole-program timing) may decide "faster"
+    timing_caveat: str | None = None
     seen: dict[str, str] = field(default_factory=dict)  # normalized assembly -> label, for duplicates
     _reference_program: Path | None = None
     _base_norm: str = ""  # the original's normalized text and object facts, made once for all candidates
@@ -209,6 +212,14 @@ class Judge:
     def _decide(self, r: CandidateResult) -> None:
         """Faster beyond the noise of its own run, and not slower as a whole program."""
         t, pt = r.timing, r.program_timing
+        if self.timing_caveat and t is not None and (t.significant or pt is not None):
+            if pt is None:
+                raise Rejected(
+                    "not-faster",
+                    f"{t.detail} on generated inputs only, where {self.timing_caveat}; "
+                    "give --bench-input or --workload so the program's own inputs decide",
+                )
+            r.timing = None  # the program's inputs decide; the generated ones may not be typical
         decides = deciding_timing(r)
         if decides is None:
             raise Rejected("not-faster", "could not be timed: no function harness and no --bench-input/--workload")

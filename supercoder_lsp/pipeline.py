@@ -242,6 +242,7 @@ class Pipeline:
             min_speedup=self.opts.min_speedup,
             base_obj=base_obj,
             extern_sizes=ctx.data_sizes() if cut.external_refs else {},
+            timing_caveat=_timing_caveat(plan),
         )
         for proposer in self.proposers:
             batch = self._round(proposer, request, judge, res, sw)
@@ -429,3 +430,11 @@ def _lines(text: str, limit: int) -> str:
             break
         out.append(line)
     return "\n".join(out)
+
+
+def _timing_caveat(plan: Plan) -> str | None:
+    """Why a speedup measured on the generated inputs would not say how the function runs in its program."""
+    nulled = [p.name for p in plan.params if p.null_offsets]
+    if plan.supported and nulled:
+        return f"the pointer fields of {', '.join(nulled)} are NULL, so it may run little more than its argument checks"
+    return None

@@ -350,3 +350,16 @@ def test_a_function_that_prints_is_not_judged_by_its_return_value():
     assert by_name["dump"]["status"] == "unsupported"
     assert "writes output (printf)" in by_name["dump"]["detail"]
     assert by_name["clampsum"]["status"] == "done" and by_name["clampsum"]["candidates"]
+
+
+def test_a_speedup_on_inputs_that_may_reach_only_argument_checks_is_not_claimed():
+    """zlike_consume takes a struct whose pointer fields the harness sets to NULL: a candidate is verified on
+    those inputs, but a speedup measured there is not claimed; the program's inputs must decide."""
+    data = run_json(str(FIXTURES / "real" / "zlike.c"), "-f", "zlike_consume", "-n", "8", "--inputs", "2000")
+    [fn] = data["functions"]
+    assert "its 2 pointer field(s) NULL" in fn["harness"], fn["harness"]
+    assert fn["best"] is None
+    for c in fn["candidates"]:
+        assert c["status"] != "accepted"
+        if c["timing"] and c["timing"]["significant"]:
+            assert "give --bench-input or --workload" in c["detail"], c["detail"]

@@ -53,3 +53,26 @@ def test_the_original_itself_is_a_duplicate_not_a_slowdown(tmp_path):
     [c] = data["functions"][0]["candidates"]
     assert c["reason"] == "duplicate" and "-O3 original" in c["detail"]
     assert c["speedup"] is None
+
+
+def test_a_significant_speedup_on_untypical_inputs_decides_nothing_alone(tmp_path):
+    """With a timing caveat (pointer fields NULL), a clear function-level win is not a claim: without the
+    program's own timing it is not-faster and says what to give; with it, the program's timing decides."""
+    import pytest
+
+    from supercoder_lsp.judge import Judge, Rejected
+    from supercoder_lsp.model import CandidateResult, Timing
+
+    def timing(x: float, method: str) -> Timing:
+        return Timing(method, x, (x - 0.05, x + 0.05), (0.99, 1.01), x > 1.1, [], {}, f"{x:.2f}x faster")
+
+    judge = Judge(None, None, "", set(), None, None, None, tmp_path, timing_caveat="the pointer fields of s are NULL")  # type: ignore[arg-type]
+    r = CandidateResult("c", "x", "rejected", None, "", "", timing=timing(3.0, "interleaved"))
+    with pytest.raises(Rejected) as e:
+        judge._decide(r)
+    assert e.value.reason == "not-faster" and "--bench-input or --workload" in str(e.value)
+    r = CandidateResult(
+        "c", "x", "rejected", None, "", "", timing=timing(3.0, "interleaved"), program_timing=timing(1.3, "hyperfine")
+    )
+    judge._decide(r)
+    assert r.status == "accepted" and r.timing is None and r.program_timing.speedup == 1.3
