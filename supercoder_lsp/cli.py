@@ -74,6 +74,21 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
+def _with_compiled_types(path: Path, fn, cfg, work: Path):
+    """The function with the signature the compiler saw (as `optimize` plans it); as parsed when the -g
+    build fails."""
+    import dataclasses
+
+    from .build.debuginfo import compile_debug_object, compiled_functions
+
+    try:
+        compile_debug_object(path, cfg, work / "debug.o")
+    except build.BuildError:
+        return fn
+    cf = compiled_functions(work / "debug.o").get(fn.name)
+    return dataclasses.replace(fn, signature=cf.signature) if cf else fn
+
+
 def replace_cmd(a: argparse.Namespace) -> int:
     import tempfile
 
@@ -94,6 +109,7 @@ def replace_cmd(a: argparse.Namespace) -> int:
     opts = options.from_namespace(a)
     cfg = build.resolve(a.file, compiler=opts.compiler, flags=opts.flags)
     with tempfile.TemporaryDirectory(prefix="supercoder-replace-") as work:
+        fn = _with_compiled_types(a.file, fn, cfg, Path(work))
         res = replace.check(a.file, fn, edited, cfg, Path(work), n_random=opts.n_random)
     res.edited = edited
     if a.write and res.ok and res.faster:

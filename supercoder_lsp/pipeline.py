@@ -24,7 +24,8 @@ from .asm.statics import shared_statics
 from .cache import Cache
 from .environment import cache_key, environment
 from .file_context import FileContext
-from .harness.plan import OUTPUT_FUNCTIONS, Plan, describe, make_plan
+from .harness.plan import OUTPUT_FUNCTIONS, Plan, make_plan
+from .harness_setup import build_harness
 from .hotness import ProfileError, callgrind_profile, rank
 from .judge import Judge, choose_best
 from .measure.interleaved import InterleavedTimer, TimingSetup
@@ -36,9 +37,7 @@ from .results import no_win_summary
 from .selection import as_compiled, holders, missing_detail
 from .source import parse_functions
 from .stopwatch import Stopwatch
-from .verify.function_check import FunctionHarness
 from .verify.program import find_tests
-from .verify.program_state import record_states
 from .verify.sandbox import require_sandbox
 
 log = logging.getLogger(__name__)
@@ -303,7 +302,7 @@ class Pipeline:
             # compile the timing driver while the verification harness is built and run
             with ThreadPoolExecutor(max_workers=1) as pool:
                 early = pool.submit(make_timer, ())
-                harness, support, res.harness = self._harness(ctx, fn, plan, base_obj, fdir)
+                harness, support, res.harness = build_harness(ctx, fn, plan, base_obj, fdir, self.opts, self.notes)
                 try:
                     early_timer = early.result()
                 except build.BuildError:
@@ -364,72 +363,6 @@ class Pipeline:
             res.detail += f"{len(accepted)} of {len(res.candidates)} candidates verified faster"
             return
         res.detail += no_win_summary(res.candidates)
-
-    def _harness(self, ctx, fn, plan: Plan, base_obj: Path, fdir: Path):
-        """Build the function harness; link the rest of the file when the function needs it."""
-        attempts = [()]
-        for support in attempts + [(ctx.support_object(),)]:
-            states = self._program_states(ctx, fn, base_obj, fdir) if support else []
-            h = FunctionHarness(
-                fdir / "verify",
-                fn.name,
-                plan,
-                n_random=self.opts.n_random,
-                seed=self.opts.seed,
-                support_objs=support,
-                states=states,
-            )
-            try:
-                h.prepare(base_obj)
-            except build.BuildError as e:
-                last = e
-                continue
-            except RuntimeError as e:
-                return None, (), str(e)
-            slow = (
-                (
-                    f"; the -O3 baseline took {h.base_seconds:.0f}s on them: bound the inputs to make checks faster "
-                    f"(--bound {fn.name}.PARAM=LOW:HIGH)"
-                )
-                if h.base_seconds > 5
-                else ""
-            )
-            return h, support, f"{h.describe_inputs()} ({describe(plan)}){slow}"
-        return None, (), f"the function-level harness could not be linked: {_lines(last.output, 600)}"
-
-    def _program_states(self, ctx, fn, base_obj: Path, fdir: Path) -> list:
-        """The globals as the program has them when it calls `fn`, over its tests and bench input or workload."""
-        if not (ctx.tests or self.opts.bench_input or self.opts.workload):
-            return []
-        try:
-            return record_states(
-                ctx.rest_object(fn),
-                base_obj,
-                fn.name,
-                fdir / "state",
-                compiler=ctx.cfg.compiler,
-                ldflags=ctx.cfg.ldflags,
-                stdin_files=[i for _, i, _ in ctx.tests or []]
-                + ([Path(self.opts.bench_input)] if self.opts.bench_input else []),
-                workload=self.opts.workload,
-            )
-        except build.BuildError as e:
-            self.notes.append(
-                f"{fn.name}: the program's own state could not be recorded ({e.what}); "
-                "the harness starts from initial and random globals only"
-            )
-            return []
-
-
-def _lines(text: str, limit: int) -> str:
-    """Whole lines of `text` up to about `limit` characters (a tool's message is never cut mid-word)."""
-    out: list[str] = []
-    for line in text.strip().splitlines():
-        if out and sum(len(x) + 1 for x in out) + len(line) > limit:
-            out.append(f"... ({len(text.strip().splitlines()) - len(out)} more lines)")
-            break
-        out.append(line)
-    return "\n".join(out)
 
 
 def _timing_caveat(plan: Plan) -> str | None:

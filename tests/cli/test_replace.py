@@ -103,3 +103,30 @@ def test_a_caller_that_loses_inlining_blocks_the_replacement(tmp_path):
     )
     assert p.returncode == 5
     assert "caller sum_clamped gets slower" in p.stdout
+
+
+def test_library_style_code_is_re_verified_with_the_compilers_types(tmp_path):
+    """`uLong ZEXPORT checksum_z(...)` has no signature tree-sitter understands; the replacement check plans
+    its harness from the compiler's types, as `optimize` does, instead of 'cannot re-verify'."""
+    from supercoder_lsp import build
+    from supercoder_lsp.asm.cut import cut_function
+    from supercoder_lsp.model import BuildConfig
+
+    src = tmp_path / "zlike.c"
+    src.write_text((FIX / "real" / "zlike.c").read_text())
+    asm = build.compile_to_asm(src, BuildConfig("gcc", ("-O2",), "t", str(tmp_path)), tmp_path / "o2.s")
+    (tmp_path / "o2-checksum.s").write_text(cut_function(asm, "checksum_z").text)
+    p = cli(
+        "replace",
+        str(src),
+        "-f",
+        "checksum_z",
+        "--assembly",
+        str(tmp_path / "o2-checksum.s"),
+        "--json",
+        "--inputs",
+        "2000",
+    )
+    res = json.loads(p.stdout)
+    assert "cannot re-verify" not in res["detail"], res["detail"]
+    assert res["inputs_checked"] > 2000 and (res["ok"] or "slower" in res["detail"]), res

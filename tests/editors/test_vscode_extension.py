@@ -60,7 +60,7 @@ def test_unit_tests_of_the_client_glue_pass(built: Path):
     passed = re.search(r"^# pass (\d+)$", r.stdout, re.M)
     failed = re.search(r"^# fail (\d+)$", r.stdout, re.M)
     assert r.returncode == 0 and failed and failed.group(1) == "0", r.stdout[-4000:] + r.stderr[-2000:]
-    assert passed and int(passed.group(1)) >= 20
+    assert passed and int(passed.group(1)) >= 19  # compiled afresh: a deleted test file does not linger in out/
 
 
 def test_the_vsix_holds_the_compiled_extension_and_its_runtime_dependencies(built: Path):
