@@ -1,6 +1,7 @@
 """The function harness of one function, built the way its file needs: alone first, then linked
 with the rest of the file (weakened) and started from the program's recorded states when the
-function uses the file's globals or helpers."""
+function uses the file's globals or helpers. Calls recorded from the program's own runs are
+replayed beside the generated inputs."""
 
 from __future__ import annotations
 
@@ -9,19 +10,22 @@ from pathlib import Path
 from . import build
 from .file_context import FileContext
 from .harness.plan import Plan, describe
+from .harness.recorded import MAX_RECORD
 from .model import CFunction
 from .options import Options
+from .verify.coverage import Coverage
+from .verify.coverage import measure as measure_coverage
 from .verify.function_check import FunctionHarness
-from .verify.program_state import record_states
+from .verify.program_state import Recording, record_program
 
 
 def build_harness(
     ctx: FileContext, fn: CFunction, plan: Plan, base_obj: Path, fdir: Path, opts: Options, notes: list[str]
 ):
     """Build the function harness; link the rest of the file when the function needs it."""
+    rec = _program_recording(ctx, fn, plan, base_obj, fdir, opts, notes)
     attempts = [()]
     for support in attempts + [(ctx.support_object(),)]:
-        states = _program_states(ctx, fn, base_obj, fdir, opts, notes) if support else []
         h = FunctionHarness(
             fdir / "verify",
             fn.name,
@@ -29,7 +33,8 @@ def build_harness(
             n_random=opts.n_random,
             seed=opts.seed,
             support_objs=support,
-            states=states,
+            states=rec.states if support else [],
+            recorded=rec.inputs,
         )
         try:
             h.prepare(base_obj)
@@ -46,22 +51,47 @@ def build_harness(
             if h.base_seconds > 5
             else ""
         )
-        return h, support, f"{h.describe_inputs()} ({describe(plan)}){slow}"
+        cov = measure_coverage(h, ctx.path, ctx.cfg, fdir / "coverage")
+        if isinstance(cov, Coverage):
+            h.coverage = cov
+        ran = f"; {cov.describe()}" if isinstance(cov, Coverage) else f"; {cov}"
+        return h, support, f"{h.describe_inputs()} ({describe(plan)}){slow}{_recording_note(rec)}{ran}"
     return None, (), f"the function-level harness could not be linked: {_lines(last.output, 600)}"
 
 
-def _program_states(
-    ctx: FileContext, fn: CFunction, base_obj: Path, fdir: Path, opts: Options, notes: list[str]
-) -> list:
-    """The globals as the program has them when it calls `fn`, over its tests and bench input or workload."""
+def _recording_note(rec: Recording) -> str:
+    if not rec.runs or rec.inputs is None:
+        return ""
+    ins = rec.inputs
+    failed = f"; runs that failed: {', '.join(rec.failed)}" if rec.failed else ""
+    left = []
+    if ins.unreadable:
+        left.append(
+            f"{ins.unreadable:,} not recorded: a buffer was shorter than its length parameter says, "
+            "so that parameter is not its length (give a bound, or program tests that call it)"
+        )
+    if ins.too_big:
+        left.append(f"{ins.too_big:,} not recorded: their buffers are over {MAX_RECORD // 1024} KiB")
+    if not ins.calls and not left:
+        return f"; the program's runs never called it out of line, so no call was recorded{failed}"
+    runs = f"{rec.runs} program run{'s' if rec.runs > 1 else ''}"
+    return f"; {ins.calls:,} calls recorded over {runs}{''.join('; ' + x for x in left)}{failed}"
+
+
+def _program_recording(
+    ctx: FileContext, fn: CFunction, plan: Plan, base_obj: Path, fdir: Path, opts: Options, notes: list[str]
+) -> Recording:
+    """The globals as the program has them when it calls `fn`, and its arguments, over its tests and
+    bench input or workload."""
     if not (ctx.tests or opts.bench_input or opts.workload):
-        return []
+        return Recording()
     try:
-        return record_states(
+        return record_program(
             ctx.rest_object(fn),
             base_obj,
             fn.name,
             fdir / "state",
+            plan=plan,
             compiler=ctx.cfg.compiler,
             ldflags=ctx.cfg.ldflags,
             stdin_files=[i for _, i, _ in ctx.tests or []] + ([Path(opts.bench_input)] if opts.bench_input else []),
@@ -69,10 +99,10 @@ def _program_states(
         )
     except build.BuildError as e:
         notes.append(
-            f"{fn.name}: the program's own state could not be recorded ({e.what}); "
-            "the harness starts from initial and random globals only"
+            f"{fn.name}: the program's own calls could not be recorded ({e.what}); "
+            "the harness uses generated inputs, with initial and random globals, only"
         )
-        return []
+        return Recording()
 
 
 def _lines(text: str, limit: int) -> str:

@@ -62,6 +62,8 @@ class Judge:
     # why the generated inputs may not be typical ones (pointer fields NULL): then only the program's own
     # inputs (whole-program timing) may decide "faster"
     timing_caveat: str | None = None
+    # why the harness's inputs cannot verify the function (they run too few of its lines): then nothing is claimed
+    coverage_caveat: str | None = None
     seen: dict[str, str] = field(default_factory=dict)  # normalized assembly -> label, for duplicates
     _reference_program: Path | None = None
     _base_norm: str = ""  # the original's normalized text and object facts, made once for all candidates
@@ -82,6 +84,7 @@ class Judge:
             self._cpu(cand)
             self._function_harness(cand, cobj, r, sw)
             cand_exe = self._program_tests(cand, cobj, r, sw)
+            self._covered(r)
             self._time_function(cand, r, sw)
             self._time_program(cand_exe, r, sw)
             self._decide(r)
@@ -177,6 +180,15 @@ class Judge:
                 if not pc.ok:
                     raise Rejected(pc.reason or "wrong-output", pc.detail)
         return cand_exe
+
+    def _covered(self, r: CandidateResult) -> None:
+        """Same results count only on inputs that run the function, not only its argument checks."""
+        if self.coverage_caveat:
+            raise Rejected(
+                "under-tested",
+                f"same results on {r.inputs_checked:,} inputs, but {self.coverage_caveat}; give program tests "
+                "(--tests), --bench-input or --workload so the program's own calls are recorded and replayed",
+            )
 
     def _time_function(self, cand: Candidate, r: CandidateResult, sw: Stopwatch) -> None:
         if self.timer is None:

@@ -156,6 +156,7 @@ class Reason(StrEnum):
     CRASH = "crash"
     TIMEOUT = "timeout"
     ABI_VIOLATION = "abi-violation"
+    UNDER_TESTED = "under-tested"  # right on every input, but the inputs run too little of the function
     UNSUPPORTED_CPU = "unsupported-cpu"
     NOT_FASTER = "not-faster"
     DUPLICATE = "duplicate"
@@ -218,6 +219,8 @@ class FunctionResult:
     best: str | None = None  # label of the best accepted candidate
     cached: bool = False
     stage_seconds: dict[str, float] = field(default_factory=dict)
+    # what its inputs ran: {"generated", "recorded" (inputs), "lines", "percent", "generated_percent", "missed"}
+    coverage: dict | None = None
 
     def best_result(self) -> CandidateResult | None:
         for c in self.candidates:

@@ -102,6 +102,14 @@ class Options:
     n_random: int = option(
         100_000, "--inputs", setting="inputs", lo=0, hi=10_000_000, help="random inputs for the function harness"
     )
+    min_coverage: int = option(
+        70,
+        "--min-coverage",
+        setting="minCoverage",
+        lo=0,
+        hi=100,
+        help="percent of a function's lines its harness inputs must run before a result counts (measured with gcov)",
+    )
     rounds: int = option(100, "--rounds", lo=6, hi=100_000, help="interleaved timing rounds per alignment")
     min_speedup: float = option(
         1.02, "--min-speedup", lo=1.0, hi=100, help="smallest speedup ever claimed (a significance threshold)"

@@ -37,6 +37,7 @@ from .results import no_win_summary
 from .selection import as_compiled, holders, missing_detail
 from .source import parse_functions
 from .stopwatch import Stopwatch
+from .verify.coverage import coverage_json
 from .verify.program import find_tests
 from .verify.sandbox import require_sandbox
 
@@ -242,7 +243,10 @@ class Pipeline:
             base_obj=base_obj,
             extern_sizes=ctx.data_sizes() if cut.external_refs else {},
             timing_caveat=_timing_caveat(plan),
+            coverage_caveat=_coverage_caveat(harness, self.opts.min_coverage),
         )
+        if harness is not None and harness.coverage is not None:
+            res.coverage = coverage_json(harness)
         for proposer in self.proposers:
             batch = self._round(proposer, request, judge, res, sw)
             self._refine(proposer, request, judge, res, sw, batch)
@@ -363,6 +367,15 @@ class Pipeline:
             res.detail += f"{len(accepted)} of {len(res.candidates)} candidates verified faster"
             return
         res.detail += no_win_summary(res.candidates)
+
+
+def _coverage_caveat(harness, min_coverage: int) -> str | None:
+    """Why the harness's inputs cannot verify the function: they run too few of its lines."""
+    cov = harness.coverage if harness is not None else None
+    if cov is None or cov.percent >= min_coverage:
+        return None
+    never = f" (never run: {cov.never()})" if cov.missed else ""
+    return f"they run only {cov.percent}% of its {cov.lines} lines{never}, below --min-coverage {min_coverage}"
 
 
 def _timing_caveat(plan: Plan) -> str | None:

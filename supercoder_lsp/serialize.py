@@ -92,6 +92,7 @@ def function_to_json(f: FunctionResult) -> dict:
         "detail": f.detail,
         "hotness": f.hotness,
         "harness": f.harness,
+        "coverage": f.coverage,
         "cached": f.cached,
         "stage_seconds": f.stage_seconds,
         "baseline": {"assembly": f.baseline_assembly},

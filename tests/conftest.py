@@ -50,6 +50,7 @@ FAST = {
     "test_present",
     "test_verify",
     "test_verify_attacks",
+    "test_recorded",
     "test_measure",
     "test_cache",
     "test_hotness",

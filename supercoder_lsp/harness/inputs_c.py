@@ -11,8 +11,10 @@ it), then random inputs.
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 from .plan import ParamPlan, Plan
+from .recorded import RecordedInputs, render_replay
 
 EDGE_CAP = 50_000
 # every length up to 17, multiples of 8 up to 128 and powers of two (and three times them) up to 4096, each +-1:
@@ -109,8 +111,11 @@ def _elem_gen(e: ParamPlan, dst: str) -> str:
     return f"{dst} = ({e.ctype})sc_rand_int(&r, {e.bits}, {int(e.signed)});"
 
 
-def render_inputs(plan: Plan, seed: int, n_random: int) -> str:
-    """C code: SC_NP, SC_NINPUTS, sc_input, sc_setup() and sc_gen(i, in)."""
+def render_inputs(
+    plan: Plan, seed: int, n_random: int, recorded: RecordedInputs | None = None, blob: Path | None = None
+) -> str:
+    """C code: SC_NP, SC_NINPUTS, sc_input, sc_setup() and sc_gen(i, in). Inputs past the edge and
+    random ones are the program's recorded calls (harness/recorded.py; their bytes in the file `blob`)."""
     ps = plan.params
     n = max(len(ps), 1)
     out = [
@@ -120,6 +125,7 @@ def render_inputs(plan: Plan, seed: int, n_random: int) -> str:
         "static int sc_flip_sides __attribute__((unused)); /* every buffer against its other guard (a self-check) */",
     ]
     out += pointer_fields(plan)
+    out.append(render_replay(plan, recorded, blob))
     radices = []
     for k, p in enumerate(ps):
         if p.role == "length":
@@ -133,13 +139,15 @@ def render_inputs(plan: Plan, seed: int, n_random: int) -> str:
     full = product <= EDGE_CAP
     n_edge = product if full else EDGE_CAP // 2
     out.append(
-        f"#define SC_NEDGE {n_edge}ULL\n#define SC_NINPUTS ({n_edge}ULL + {n_random}ULL)\n#define SC_SEED {_u64(seed)}"
+        f"#define SC_NEDGE {n_edge}ULL\n#define SC_NRANDOM {n_random}ULL\n"
+        f"#define SC_NINPUTS ({n_edge}ULL + {n_random}ULL + SC_NREC)\n#define SC_SEED {_u64(seed)}"
     )
     out.append("static void sc_setup(void) {")
     for k, p in enumerate(ps):
         if p.role in ("array", "cstring"):
             size = f"sizeof({p.element.ctype})" if p.role == "array" else "1"
-            out.append(f"    sc_guard_init(&sc_g[{k}], ({p.max_len} + 4) * {size});")
+            most = recorded.max_bytes.get(k, 0) if recorded else 0
+            out.append(f"    sc_guard_init(&sc_g[{k}], sc_max(({p.max_len} + 4) * {size}, {most}));")
     out.append("}")
     out.append("static void sc_gen(uint64_t i, sc_input *in) {")
     out.append("    sc_rng r = { sc_mix(SC_SEED ^ (i * 0xd1342543de82ef95ULL)) };")
@@ -151,6 +159,7 @@ def render_inputs(plan: Plan, seed: int, n_random: int) -> str:
         "    int at_start = (int)(sc_mix(i ^ 0x5eed) & 1) ^ sc_flip_sides; (void)at_start; /* buffer against the guard before or after it */"
     )
     out.append("    memset(in, 0, sizeof *in);")
+    out.append("    if (i >= SC_NEDGE + SC_NRANDOM) { sc_replay(i - SC_NEDGE - SC_NRANDOM, in, at_start); return; }")
     for k, p in enumerate(ps):
         if p.role == "length":
             continue

@@ -1,5 +1,7 @@
 /* Recording stub: stands for @FN@ in the -O3 program (verify/program_state.py),
- * lets sc_record_state() snapshot the file's globals, then tail-calls the real
+ * lets sc_record_state(saved registers) snapshot the file's globals and record the
+ * arguments (harness/recorded.py: the block holds xmm0-7, then rax, r9, r8, rcx, rdx,
+ * rsi, rdi, each 8-byte aligned), then tail-calls the real
  * function (renamed sc_impl_@FN@) with every argument register and the stack
  * exactly as the caller left them. */
 	.text
@@ -22,6 +24,7 @@
 	movdqu	%xmm5, 80(%rsp)
 	movdqu	%xmm6, 96(%rsp)
 	movdqu	%xmm7, 112(%rsp)
+	movq	%rsp, %rdi
 	call	sc_record_state
 	movdqu	0(%rsp), %xmm0
 	movdqu	16(%rsp), %xmm1

@@ -1,7 +1,8 @@
 /* Snapshots of the file's writable globals (the program's .data and .bss of that
  * file, renamed sc_rdata / sc_rbss) at the 1st, 100th and 10,000th call of the
  * function, written to the descriptor named by SC_RECORD_FD: per snapshot a header
- * (magic, call number, data bytes, bss bytes), then the bytes. */
+ * (magic, call number, data bytes, bss bytes), then the bytes. Each call's arguments go to
+ * sc_record_args, when the recording program has one. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -14,8 +15,12 @@ static void put(int fd, const void *p, size_t n) {
     while (n) { ssize_t w = write(fd, c, n); if (w <= 0) return; c += w; n -= (size_t)w; }
 }
 
-void sc_record_state(void) {
+/* defined by the generated argument recorder (harness/recorded.py), when the function has a harness plan */
+void sc_record_args(const uint64_t *regs) __attribute__((weak));
+
+void sc_record_state(const uint64_t *regs) {
     static uint64_t calls;
+    if (sc_record_args) sc_record_args(regs);
     static int fd = -2;
     calls++;
     if (calls != 1 && calls != 100 && calls != 10000) return;

@@ -21,6 +21,7 @@ static inline uint64_t sc_mix(uint64_t z) {
 }
 typedef struct { uint64_t s; } sc_rng;
 static inline uint64_t sc_next(sc_rng *r) { r->s += 0x9e3779b97f4a7c15ULL; return sc_mix(r->s); }
+static inline size_t sc_max(size_t a, size_t b) { return a > b ? a : b; }
 static inline uint64_t sc_below(sc_rng *r, uint64_t n) { return n ? sc_next(r) % n : 0; }
 
 /* A random integer of the given width: uniform bits, a random bit length,

@@ -9,7 +9,8 @@ change to what is checked (screens, harness inputs, ABI checks, comparisons, tim
 #    aliasing, bit-exact floats, caller-frame/x87/YMM checks, protected timing driver, checked whole-program runs.
 #    3: signatures from the compiler (DWARF), struct pointers with generated fields, the baseline's self-check
 #    (buffers against the other guard), output-writing functions refused.
-VERIFIER_VERSION = 3
+#    4: the program's recorded calls replayed as inputs; gcov line coverage of the inputs (`under-tested`).
+VERIFIER_VERSION = 4
 
 # What verification does not establish, said next to every claim (the CLI's notes, the JSON report).
 LIMITS = (

@@ -3,8 +3,11 @@ trampoline and writes one record (return value, hash of buffers) per input."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from ..harness.inputs_c import call_args, render_inputs, ret_ctype
 from ..harness.plan import Plan
+from ..harness.recorded import RecordedInputs
 from .program_state import render_snapshots
 
 
@@ -24,11 +27,11 @@ def _hash_buffers(plan: Plan) -> str:
     parts = ["uint64_t h = 0xcbf29ce484222325ULL;"]
     for k, p in enumerate(plan.params):
         if p.null_offsets:
-            parts.append(f"sc_nullptrs{k}(in->pv[{k}]);")
+            parts.append(f"if (in->pv[{k}]) sc_nullptrs{k}(in->pv[{k}]);")
         if p.role == "array":
             parts.append(f"h = sc_fnv(h, in->pv[{k}], in->len[{k}] * sizeof({p.element.ctype}));")
-        elif p.role == "cstring":
-            parts.append(f"h = sc_fnv(h, in->pv[{k}], in->len[{k}] + 1);")
+        elif p.role == "cstring":  # NULL only where the program passed NULL (a recorded call)
+            parts.append(f"if (in->pv[{k}]) h = sc_fnv(h, in->pv[{k}], in->len[{k}] + 1);")
     return " ".join(parts)
 
 
@@ -79,9 +82,17 @@ def _padded_call(plan: Plan) -> tuple[list[str], list[str]]:
     return types, vals
 
 
-def render_verify(plan: Plan, seed: int, n_random: int, snapshots: str = "") -> str:
+def render_verify(
+    plan: Plan,
+    seed: int,
+    n_random: int,
+    snapshots: str = "",
+    recorded: RecordedInputs | None = None,
+    blob: Path | None = None,
+) -> str:
     """The verification harness: links with one object that defines `sc_fn`; `snapshots` is the C of
-    the recorded program states (verify/program_state.render_snapshots)."""
+    the recorded program states (verify/program_state.render_snapshots), `recorded` the program's
+    recorded calls (harness/recorded.py, their bytes in the file `blob`)."""
     types, vals = _padded_call(plan)
     ret = ret_ctype(plan)
     call = f"(({ret} (*)({', '.join(types)}))sc_tramp)({', '.join(vals)})"
@@ -99,7 +110,7 @@ def render_verify(plan: Plan, seed: int, n_random: int, snapshots: str = "") -> 
     writes = any(p.role in ("array", "cstring") and not p.ctype.startswith("const") for p in plan.params)
     return f"""#include "sc_rt.h"
 #include "sc_sandbox.h"
-{render_inputs(plan, seed, n_random)}
+{render_inputs(plan, seed, n_random, recorded, blob)}
 static volatile uint64_t sc_cur;
 static uint64_t sc_upper_junk(uint64_t k);
 extern void sc_tramp(void);

@@ -7,7 +7,9 @@ contents miss those. Where program tests or a bench input or workload exist, the
 (harness/sc_record.S, harness/sc_record.c): at its 1st, 100th and 10,000th call
 it writes the file's writable globals to a descriptor of its own. The snapshots
 are matched to the function harness's copy of the globals by symbol name and
-size, and replayed as the starting state of some of the harness's inputs.
+size, and replayed as the starting state of some of the harness's inputs. The same runs
+record the function's arguments and the memory they point to (harness/recorded.py), which
+the harness replays as inputs of their own.
 
 The recorded program is the user's own -O3 build (no candidate code runs), so it
 runs with the usual limits but without the seccomp filter, which would stop it
@@ -20,7 +22,7 @@ import os
 import shutil
 import struct
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 
@@ -30,6 +32,8 @@ from elftools.elf.sections import SymbolTableSection
 
 from .. import build
 from ..harness import include_dir
+from ..harness.plan import Plan
+from ..harness.recorded import RecordedInputs, parse_records, render_recorder
 from ..measure.hyperfine import command_for
 from .sandbox import run_limited
 
@@ -83,8 +87,24 @@ def data_symbols(obj: Path, sections: tuple[str, ...]) -> dict[str, tuple[int, i
     return {k: v for k, v in out.items() if seen.get(k) == 1}
 
 
+@dataclass
+class Recording:
+    """What the program's own runs showed of the function: its globals at some calls, its arguments at others."""
+
+    states: list[Snapshot] = field(default_factory=list)
+    inputs: RecordedInputs | None = None
+    runs: int = 0
+    failed: list[str] = field(default_factory=list)  # runs that ended badly, said in the report
+
+
 def _recorder(
-    rest_obj: Path, base_obj: Path, function: str, workdir: Path, compiler: str, ldflags: tuple[str, ...]
+    rest_obj: Path,
+    base_obj: Path,
+    function: str,
+    workdir: Path,
+    compiler: str,
+    ldflags: tuple[str, ...],
+    plan: Plan | None,
 ) -> tuple[Path, dict]:
     """The -O3 program with the recording stub in front of `function`."""
     rest = workdir / "rest.rec.o"
@@ -100,8 +120,14 @@ def _recorder(
     build.run_tool(
         ["gcc", "-O1", "-w", "-c", str(include_dir() / "sc_record.c"), "-o", str(rec)], "compile state recorder"
     )
+    objs: list[str | os.PathLike] = [rest, impl, stub, rec]
+    if plan is not None and plan.supported:
+        src = workdir / "args.rec.c"
+        src.write_text(render_recorder(plan))
+        objs.append(workdir / "args.rec.o")
+        build.run_tool(["gcc", "-O1", "-w", "-c", str(src), "-o", str(objs[-1])], "compile argument recorder")
     exe = workdir / "program.rec"
-    build.link([rest, impl, stub, rec], exe, extra=ldflags, compiler=compiler)
+    build.link(objs, exe, extra=ldflags, compiler=compiler)
     return exe, data_symbols(rest, ("sc_rdata", "sc_rbss"))
 
 
@@ -124,47 +150,57 @@ def _parse(data: bytes, layout: dict[str, tuple[int, int, int]]) -> list[Snapsho
     return out
 
 
-def record_states(
+def record_program(
     rest_obj: Path,
     base_obj: Path,
     function: str,
     workdir: Path,
     *,
+    plan: Plan | None = None,
     compiler: str = "gcc",
     ldflags: tuple[str, ...] = (),
     stdin_files: list[Path] | tuple[Path, ...] = (),
     workload: str | None = None,
-) -> list[Snapshot]:
-    """Snapshots of the file's globals at the function's calls, over the program's own inputs."""
+) -> Recording:
+    """The file's globals at the function's calls and (with a harness `plan`) its arguments, over
+    the program's own inputs. Raises BuildError when the recording program does not build."""
     workdir.mkdir(parents=True, exist_ok=True)
-    exe, layout = _recorder(rest_obj, base_obj, function, workdir, compiler, ldflags)
-    if not layout:
-        return []
-    runs: list[tuple[list[str], str | None]] = [([str(exe)], str(f)) for f in stdin_files]
+    exe, layout = _recorder(rest_obj, base_obj, function, workdir, compiler, ldflags, plan)
+    out = Recording(inputs=RecordedInputs() if plan is not None and plan.supported else None)
+    if not layout and out.inputs is None:
+        return out
+    runs: list[tuple[list[str], str | None, str]] = [([str(exe)], str(f), Path(f).name) for f in stdin_files]
     if workload:
-        runs.append((["/bin/sh", "-c", command_for(exe, None, workload)], None))
+        runs.append((["/bin/sh", "-c", command_for(exe, None, workload)], None, "the workload"))
     snaps: list[Snapshot] = []
-    for argv, stdin in runs:
-        fd, path = tempfile.mkstemp(prefix="sc-state-", dir=workdir)
+    for argv, stdin, what in runs:
+        fds = [tempfile.mkstemp(prefix="sc-rec-", dir=workdir) for _ in range(2)]
         try:
-            run_limited(
+            r = run_limited(
                 argv,
                 timeout=60,
                 stdin_path=stdin,
-                pass_fds=(fd,),
-                env={"SC_RECORD_FD": str(fd)},
+                pass_fds=tuple(fd for fd, _ in fds),
+                env={"SC_RECORD_FD": str(fds[0][0]), "SC_ARGS_FD": str(fds[1][0])},
                 cwd=os.getcwd() if stdin is None else None,
+                binary=True,
             )
-            snaps += _parse(Path(path).read_bytes(), layout)
+            out.runs += 1
+            if r.timed_out or r.returncode != 0:
+                out.failed.append(f"{what}: {'timed out' if r.timed_out else f'exit code {r.returncode}'}")
+            if layout and len(snaps) < MAX_SNAPSHOTS:
+                snaps += _parse(Path(fds[0][1]).read_bytes(), layout)
+            if out.inputs is not None and plan is not None:
+                out.inputs = parse_records(Path(fds[1][1]).read_bytes(), plan, out.inputs)
         finally:
-            os.close(fd)
-            os.unlink(path)
-        if len(snaps) >= MAX_SNAPSHOTS:
-            break
+            for fd, path in fds:
+                os.close(fd)
+                os.unlink(path)
     unique: dict[tuple, Snapshot] = {}
     for s in snaps:
         unique.setdefault(tuple(sorted(s.values.items())), s)
-    return list(unique.values())[:MAX_SNAPSHOTS]
+    out.states = list(unique.values())[:MAX_SNAPSHOTS]
+    return out
 
 
 def render_snapshots(snaps: list[Snapshot], support_obj: Path | None) -> str:

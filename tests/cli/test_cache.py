@@ -29,7 +29,17 @@ def result(tag: int) -> FunctionResult:
         SourceChange("attribute", "x", "y"),
     )
     return FunctionResult(
-        "f", Range(Position(1, 0), Position(3, 1)), "int (int x)", "done", "", 1.0, "asm", "h", [c], f"c{tag}"
+        "f",
+        Range(Position(1, 0), Position(3, 1)),
+        "int (int x)",
+        "done",
+        "",
+        1.0,
+        "asm",
+        "h",
+        [c],
+        f"c{tag}",
+        coverage={"generated": 90, "recorded": 10, "lines": 7, "percent": 100, "generated_percent": 29, "missed": []},
     )
 
 

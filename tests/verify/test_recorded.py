@@ -1,0 +1,94 @@
+"""Inputs from the program itself, and how much of the function the inputs run.
+
+`blk_score` checks a 32-bit magic in its header first: random header contents never pass
+it, so 5,000 generated inputs all take the error return and a candidate that is wrong in
+the loop passes every one of them. gcov says so (its inputs run 2 of its 7 lines), and the
+calls recorded from the program's own runs (its tests) reach the loop and catch it.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from support import FIXTURES
+
+from supercoder_lsp import build
+from supercoder_lsp.asm.cut import cut_function
+from supercoder_lsp.model import BuildConfig
+from supercoder_lsp.pipeline import Options, Pipeline
+
+REC = FIXTURES / "verify" / "recorded"
+BLOCKS = REC / "blocks"
+
+
+def _candidates(tmp: Path, *variants: str) -> Path:
+    """Rewrites written in C and compiled by gcc -O3: real compiler output, wrong on purpose."""
+    cands = tmp / "cands" / "blk_score"
+    cands.mkdir(parents=True)
+    cfg = BuildConfig("gcc", ("-O3",), "test", str(BLOCKS))
+    for v in variants:
+        asm = build.compile_to_asm(BLOCKS / f"{v}.c", cfg, tmp / f"{v}.s")
+        (cands / f"{v}.s").write_text(cut_function(asm, "blk_score").text)
+    return tmp / "cands"
+
+
+def _run(tmp: Path, tests: Path | None, path: Path = BLOCKS / "blocks.c", fn: str = "blk_score"):
+    opts = Options(
+        proposers=("replay",),
+        candidates_dir=_candidates(tmp, "blocks_body_wrong", "blocks_check_wrong"),
+        tests_dir=tests,
+        functions=(fn,),
+        n_random=5000,
+        rounds=6,
+        use_cache=False,
+    )
+    [res] = Pipeline(opts).run(path).functions
+    return res, {c.label: c for c in res.candidates}
+
+
+def test_inputs_that_reach_only_the_argument_check_verify_nothing(tmp_path):
+    res, got = _run(tmp_path, None)
+    assert res.coverage is not None and res.coverage["percent"] < 50, res.coverage
+    assert res.coverage["recorded"] == 0
+    assert "generated inputs reach 29% of its 7 lines (never run: lines 21-24, 26)" in res.harness, res.harness
+    body = got["blocks_body_wrong"]
+    # wrong in the loop, right on every generated input: not verified, and the report says why
+    assert body.reason == "under-tested", (body.reason, body.detail)
+    assert "never run: lines 21-24, 26" in body.detail and "--tests" in body.detail
+    assert got["blocks_check_wrong"].reason == "wrong-output"
+
+
+def test_the_programs_recorded_calls_reach_the_loop_and_catch_the_wrong_candidate(tmp_path):
+    res, got = _run(tmp_path, BLOCKS / "tests")
+    assert "recorded from the program's own calls" in res.harness, res.harness
+    assert res.coverage is not None and res.coverage["recorded"] > 0
+    assert res.coverage["percent"] == 100 and res.coverage["generated_percent"] < 50, res.coverage
+    body = got["blocks_body_wrong"]
+    assert body.reason == "wrong-output", (body.reason, body.detail)
+    # the failing input is the program's own: the magic "1KLB" as main builds the header, 64-byte blocks
+    assert "h={49, 75, 76, 66, 1, 0" in body.detail and "(64 elements)" in body.detail, body.detail
+    assert "never produced" not in body.detail
+
+
+def test_a_candidate_wrong_only_where_the_program_never_goes_is_wrong_and_says_so(tmp_path):
+    _, got = _run(tmp_path, BLOCKS / "tests")
+    check = got["blocks_check_wrong"]
+    assert check.reason == "wrong-output"
+    assert "differs only on inputs the program never produced" in check.detail, check.detail
+
+
+def test_a_length_that_is_not_the_buffers_is_never_read_past(tmp_path):
+    """`budget` says 1000 while the buffer holds 16 bytes before an unmapped page: the recorder
+    reads nothing past them (the program's tests still pass) and says why no call was kept."""
+    src = REC / "short_len" / "short_len.c"
+    opts = Options(
+        proposers=(),
+        tests_dir=src.parent / "tests",
+        functions=("first_set",),
+        n_random=2000,
+        rounds=6,
+        use_cache=False,
+    )
+    [res] = Pipeline(opts).run(src).functions
+    assert "not recorded: a buffer was shorter than its length parameter says" in res.harness, res.harness
+    assert res.coverage is not None and res.coverage["recorded"] == 0
