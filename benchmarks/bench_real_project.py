@@ -1,6 +1,7 @@
 """Benchmark: how much of a real C project the tool can verify.
 
     .venv/bin/python benchmarks/bench_real_project.py PROJECT_DIR [--build DIR] [--verdicts] [--only FILE.c]
+        [--coverage [--ldflags 'OBJS LIBS' --workload CMD]]
 
 PROJECT_DIR is a C project with a compile_commands.json (in it, in its build/ folder, or
 in --build DIR). For zlib at a fixed commit:
@@ -10,7 +11,11 @@ in --build DIR). For zlib at a fixed commit:
 
 Survey (the default, a few seconds a file): every function definition of every compiled
 `.c` file, with what the compiler made of it (out of line, inlined into whom, not compiled
-with these flags) and whether the generated harness can take it, or why not. --verdicts
+with these flags) and whether the generated harness can take it, or why not. --coverage
+builds every function harness (2,000 random inputs) and adds where its inputs came from and
+the percent of the function's lines they run (gcov); with --ldflags (the rest of a program,
+e.g. zlib's test/example.c.o and libz.a) and --workload (e.g. '{exe}'), the program's own
+calls are recorded and replayed too. --verdicts
 also runs `supercoder optimize` with default settings on each file (its top 3) and prints
 the verdicts: slow (minutes a file). Without PROJECT_DIR it says what to give and exits 0,
 as in CI. Not a test: quote the figures with the command that made them.
@@ -75,6 +80,37 @@ def survey(path: Path, work: Path) -> list[dict]:
     return rows
 
 
+def harness_runs(path: Path, names: list[str], ldflags: str | None, workload: str | None) -> dict[str, dict]:
+    """name -> the function's report (harness, coverage), from `supercoder optimize` with no candidates."""
+    if not names:
+        return {}
+    with tempfile.TemporaryDirectory(prefix="sc-nocands-") as empty:
+        argv = [sys.executable, "-m", "supercoder_lsp.cli", "optimize", "--json", "--no-cache", str(path)]
+        argv += ["--proposer", "replay", "--candidates", empty, "--inputs", "2000"]
+        for n in names:
+            argv += ["-f", n]
+        if ldflags:
+            argv += ["--ldflags", ldflags]
+        if workload:
+            argv += ["--workload", workload]
+        p = subprocess.run(argv, capture_output=True, text=True, timeout=3600, cwd=path.parent)
+    if p.returncode != 0:
+        return {n: {"harness": f"exit {p.returncode}: {p.stderr.strip()[-200:]}", "coverage": None} for n in names}
+    return {f["name"]: f for f in json.loads(p.stdout)["functions"]}
+
+
+def add_coverage(rows: list[dict], path: Path, ldflags: str | None, workload: str | None) -> None:
+    mine = [r for r in rows if r["file"] == path.name and r["harness"] == "yes"]
+    got = harness_runs(path, [r["function"] for r in mine], ldflags, workload)
+    for r in mine:
+        f = got.get(r["function"], {})
+        c = f.get("coverage")
+        if c:
+            r.update(inputs=f"{c['generated']}+{c['recorded']}", cov=c["percent"], cov_gen=c["generated_percent"])
+        else:
+            r.update(inputs="-", cov=None, why=(f.get("harness") or f.get("detail") or "?")[:200])
+
+
 def verdicts(path: Path) -> list[dict]:
     p = subprocess.run(
         [sys.executable, "-m", "supercoder_lsp.cli", "optimize", "--json", str(path)],
@@ -106,6 +142,9 @@ def main() -> int:
     ap.add_argument("--build", type=Path, help="the folder with compile_commands.json")
     ap.add_argument("--verdicts", action="store_true", help="also run supercoder optimize on each file (slow)")
     ap.add_argument("--only", help="one .c file of the project, by name")
+    ap.add_argument("--coverage", action="store_true", help="build every harness and measure its line coverage (slow)")
+    ap.add_argument("--ldflags", help="with --coverage: the rest of the program, to record its calls")
+    ap.add_argument("--workload", help="with --coverage: the program's run, '{exe}' is the program")
     a = ap.parse_args()
     if a.project is None:
         print("bench_real_project: give a C project with a compile_commands.json (see --help); skipped")
@@ -120,9 +159,15 @@ def main() -> int:
                 rows += survey(f, work)
             except build.BuildError as e:
                 rows.append({"file": f.name, "function": "-", "code": "build failed", "harness": "-", "why": e.what})
-    print(f"{'file':14} {'function':24} {'code':13} {'harness':7} why")
+            if a.coverage:
+                add_coverage(rows, f, a.ldflags, a.workload)
+    print(f"{'file':14} {'function':24} {'code':13} {'harness':7} {'inputs':10} {'cov%':9} why")
     for r in rows:
-        print(f"{r['file']:14} {r['function']:24} {r['code']:13} {r['harness']:7} {r['why'][:90]}")
+        cov = "-" if r.get("cov") is None else f"{r['cov']}({r['cov_gen']})"
+        print(
+            f"{r['file']:14} {r['function']:24} {r['code']:13} {r['harness']:7} {r.get('inputs', '-'):10} "
+            f"{cov:9} {r['why'][:90]}"
+        )
     out_of_line = [r for r in rows if r["code"] == "out of line"]
     harnessed = [r for r in out_of_line if r["harness"] == "yes"]
     print()
@@ -133,6 +178,17 @@ def main() -> int:
     print(f"out of line: {len(out_of_line)}; with a generated harness: {len(harnessed)}")
     for why, n in Counter(reason_class(r["why"]) for r in out_of_line if r["harness"] == "no").most_common():
         print(f"  {n:4}  no harness: {why}")
+    if a.coverage:
+        measured = [r for r in harnessed if r.get("cov") is not None]
+        past = [r for r in measured if r["cov"] >= 70]
+        print(
+            f"coverage measured for {len(measured)} of {len(harnessed)} harnesses; inputs run >= 70% of the "
+            f"lines (the default --min-coverage) in {len(past)}, of {len(out_of_line)} out-of-line functions "
+            f"({100 * len(past) / max(len(out_of_line), 1):.0f}%); generated inputs alone: "
+            f"{sum(1 for r in measured if r['cov_gen'] >= 70)}"
+        )
+        for why, n in Counter(reason_class(r["why"]) for r in harnessed if r.get("cov") is None).most_common():
+            print(f"  {n:4}  harness failed: {why}")
     if a.verdicts:
         print()
         for f in files:

@@ -26,7 +26,7 @@ from rich.table import Table
 from . import __version__, build, options
 from .options import InputError
 from .pipeline import Pipeline, Report
-from .results import headline
+from .results import headline, inputs_summary
 from .serialize import function_to_json, replacement_to_json, report_to_json
 from .tools import ToolMissing
 from .verify.sandbox import SandboxUnavailable
@@ -144,6 +144,9 @@ def print_table(rep: Report, console: Console) -> None:
         console.print()
         head = f"[bold]{f.name}[/] {f.signature}" + ("  [dim](cached)[/]" if f.cached else "")
         console.print(head)
+        ran = inputs_summary(f)
+        if ran:
+            console.print(f"  [dim]{ran}[/]")
         claim = headline(best)
         if best is not None and claim is not None:
             console.print(f"  [green]{claim}[/]  ({escape(best.label)})")

@@ -86,11 +86,19 @@ class Options:
         None, "--candidates", setting="candidatesDir", help="replay proposer: DIR/<function>/*.s"
     )
     tests_dir: Path | None = option(
-        None, "--tests", help="program tests: DIR of NAME.in / NAME.out pairs (exact stdout match)"
+        None,
+        "--tests",
+        setting="tests",
+        help="program tests: DIR of NAME.in / NAME.out pairs (exact stdout match)",
     )
-    bench_input: Path | None = option(None, "--bench-input", help="stdin for whole-program timing and profiling")
+    bench_input: Path | None = option(
+        None, "--bench-input", setting="benchInput", help="stdin for whole-program timing and profiling"
+    )
     workload: str | None = option(
-        None, "--workload", help="command for whole-program timing and profiling; {exe} stands for the program"
+        None,
+        "--workload",
+        setting="workload",
+        help="command for whole-program timing and profiling; {exe} stands for the program",
     )
     bounds: dict[str, dict[str, list]] = option(
         {},

@@ -114,10 +114,12 @@ class Pipeline:
                 "-flto the final link may re-optimize across files, which a function measured in its own "
                 "object does not see)"
             )
-        if (self.opts.bench_input or self.opts.workload) and not any(f.name == "main" for f in functions):
+        has_main = any(f.name == "main" for f in functions)
+        if (self.opts.bench_input or self.opts.workload) and not has_main and not cfg.ldflags:
             raise InputError(
                 f"--bench-input and --workload time the whole program built from {path.name}, which defines no "
-                "main(); optimize the file with its program (e.g. the file that has main) or drop them"
+                "main(); give the rest of the program to link with it (--ldflags 'test/example.o libz.a'), "
+                "optimize the file that has main, or drop them"
             )
         work = Path(tempfile.mkdtemp(prefix="supercoder-")) if not self.opts.keep_dir else Path(self.opts.keep_dir)
         work.mkdir(parents=True, exist_ok=True)
@@ -147,7 +149,7 @@ class Pipeline:
             return [(by_name[n], 0.0) for n in self.opts.functions]
         profile = None
         if self.opts.workload or self.opts.bench_input:
-            if any(f.name == "main" for f in functions):
+            if any(f.name == "main" for f in functions) or ctx.cfg.ldflags:
                 self.progress("", "profile")
                 exe = ctx.baseline_program()
                 try:

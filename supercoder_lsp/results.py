@@ -39,6 +39,16 @@ def no_win_summary(candidates: list[CandidateResult]) -> str:
     return f"no faster verified candidate ({len(candidates)} tried{': ' + tried if tried else ''})"
 
 
+def inputs_summary(fn: FunctionResult) -> str | None:
+    """'inputs: 5,801 generated, 17 recorded from the program; they run 100% of its 7 lines (generated alone 29%)'."""
+    c = fn.coverage
+    if not c:
+        return None
+    rec = f", {c['recorded']:,} recorded from the program" if c["recorded"] else ""
+    alone = f" (generated alone {c['generated_percent']}%)" if c["recorded"] else ""
+    return f"inputs: {c['generated']:,} generated{rec}; they run {c['percent']}% of its {c['lines']} lines{alone}"
+
+
 def best_speedup(fn: FunctionResult) -> float:
     best = fn.best_result()
     t = deciding_timing(best) if best is not None else None

@@ -73,11 +73,13 @@ class Jobs:
         self.on_result = on_result
         self.progress = progress
         self.settings = Settings()
+        self.root: Path | None = None
         self._slots = asyncio.Semaphore(1)
         self.tasks: set[asyncio.Task] = set()
 
-    def configure(self, settings: Settings) -> None:
+    def configure(self, settings: Settings, root: Path | None = None) -> None:
         self.settings = settings
+        self.root = root  # where a workload command runs (its paths are the project's)
         self._slots = asyncio.Semaphore(settings.parallel_jobs)
 
     def results(self, uri: str) -> dict[str, FunctionJob]:
@@ -206,7 +208,7 @@ class Jobs:
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.PIPE,
             start_new_session=True,
-            cwd=str(doc.path.parent),
+            cwd=str(self.root if self.root is not None and self.settings.run.workload else doc.path.parent),
             preexec_fn=_background,
             limit=LINE_LIMIT,
         )

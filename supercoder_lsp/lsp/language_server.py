@@ -187,7 +187,7 @@ class SupercoderServer(LanguageServer):
             except Exception as e:  # a client that fails the request: defaults
                 log.warning("workspace/configuration failed: %s", e)
         self.settings, problems = resolve(self.init_options, ws, self.root)
-        self.jobs.configure(self.settings)
+        self.jobs.configure(self.settings, self.root)
         for p in problems:
             self.window_show_message(
                 types.ShowMessageParams(type=types.MessageType.Warning, message=f"supercoder: {p}")

@@ -154,9 +154,11 @@ def hover(text: str, found: dict[str, FunctionResult], pos: types.Position) -> t
                 sp = f"{t.speedup:.2f}x ({t.ci[0]:.2f}-{t.ci[1]:.2f})" if t else "-"
                 rows.append(f"| {c.label} | {'accepted' if c.status == 'accepted' else c.reason} | {sp} |")
             head = headline(result) or no_win_summary(result)
+            ran = results.inputs_summary(result)
             return types.Hover(
                 contents=types.MarkupContent(
-                    kind=types.MarkupKind.Markdown, value=f"**supercoder**: {head}\n\n" + "\n".join(rows)
+                    kind=types.MarkupKind.Markdown,
+                    value=f"**supercoder**: {head}\n\n" + "\n".join(rows) + (f"\n\n_{ran}_" if ran else ""),
                 ),
                 range=_lsp_range(r),
             )

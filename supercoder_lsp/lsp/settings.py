@@ -122,6 +122,9 @@ def merge(settings: Settings, raw: dict | None, source: str) -> list[str]:
     return problems
 
 
+ANCHORED = ("tests_dir", "bench_input", "candidates_dir")  # relative paths: from the workspace root
+
+
 def project_settings(root: Path | None) -> tuple[dict, str | None]:
     """The [lsp] table of the project's .supercoder.toml, and a problem if it cannot be read."""
     if root is None:
@@ -145,4 +148,9 @@ def resolve(init: dict | None, workspace: dict | None, root: Path | None) -> tup
     if err:
         problems.append(err)
     problems += merge(s, proj, ".supercoder.toml [lsp]")
+    if root is not None:  # the project's files are named from its root, wherever the edited file lies
+        for name in ANCHORED:
+            p = getattr(s.run, name)
+            if p is not None and not Path(p).expanduser().is_absolute():
+                setattr(s.run, name, Path(root) / p)
     return s, problems

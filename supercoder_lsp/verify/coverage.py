@@ -129,7 +129,10 @@ def measure(h: FunctionHarness, src: Path, cfg: BuildConfig, workdir: Path) -> C
             cwd=cfg.directory,
         )
         build.objcopy(obj, f"--redefine-sym={h.name}=sc_fn", "--globalize-symbol=sc_fn", "--weaken-symbol=main")
-        exe = h.link_original(obj, "coverage", extra=("--coverage", *cfg.ldflags))
+        try:  # the file alone first: the program's other objects (--ldflags) may bring a main of their own
+            exe = h.link_original(obj, "coverage", extra=("--coverage",))
+        except build.BuildError:
+            exe = h.link_original(obj, "coverage", extra=("--coverage", *cfg.ldflags))
         gcda = obj.with_suffix(".gcda")
         generated = h.n_inputs - h.n_recorded
         h.run_original(exe, generated, MODE_UNSANDBOXED)

@@ -339,7 +339,25 @@ def test_bench_input_on_a_file_without_main_is_an_error(tmp_path):
     (tmp_path / "bench.in").write_text("1 2 3")
     p = supercoder("optimize", "--no-cache", "lib.c", "--bench-input", "bench.in", cwd=tmp_path)
     assert p.returncode == 2, p.stderr
-    assert "defines no main()" in " ".join(p.stderr.split())
+    assert "defines no main()" in " ".join(p.stderr.split()) and "--ldflags" in p.stderr
+
+
+def test_a_library_file_records_the_calls_of_the_program_it_is_linked_into(tmp_path):
+    """lib.c has no main: its program is main.c, given with --ldflags. The generated inputs never carry
+    the right tag and run a third of tagged_sum; the program's own calls, recorded while it runs the
+    bench input, run all of it, and the report says which inputs came from where."""
+    lib = FIXTURES / "cli" / "library"
+    subprocess.run(["gcc", "-O2", "-c", str(lib / "main.c"), "-o", str(tmp_path / "main.o")], check=True)
+    (tmp_path / "in.txt").write_text("".join(chr(32 + i * 7 % 90) for i in range(3000)))
+    (tmp_path / "empty").mkdir()
+    args = (str(lib / "lib.c"), "--proposer", "replay", "--candidates", "empty", "--inputs", "1000")
+    [alone] = run_json(*args, cwd=tmp_path)["functions"]
+    assert alone["coverage"]["recorded"] == 0 and alone["coverage"]["percent"] < 50, alone["coverage"]
+    data = run_json(*args, "--ldflags", "main.o", "--bench-input", "in.txt", cwd=tmp_path)
+    [fn] = data["functions"]
+    assert fn["coverage"]["recorded"] > 0 and fn["coverage"]["percent"] == 100, fn["coverage"]
+    assert fn["coverage"]["generated_percent"] == alone["coverage"]["percent"]
+    assert "recorded from the program's own calls" in fn["harness"], fn["harness"]
 
 
 def test_a_function_that_prints_is_not_judged_by_its_return_value():

@@ -406,3 +406,35 @@ async def test_the_server_finds_the_function_at_a_position(client: LanguageClien
         types.ExecuteCommandParams(command="supercoder.optimizeFunction", arguments=[uri, {"line": 18, "character": 4}])
     )
     assert named == "popcount"
+
+
+async def test_program_tests_named_in_the_project_file_record_the_functions_calls(client: LanguageClient):
+    """`.supercoder.toml` names the program's tests relative to the workspace root: the editor's job
+    replays the calls they make, which reach the loop that generated inputs never pass the check for."""
+    d = WORK / f"recorded-{id(client)}"
+    shutil.copytree(FIXTURES / "verify" / "recorded" / "blocks", d)
+    (d / "nocands").mkdir()
+    cfg = WORK / ".supercoder.toml"
+    try:
+        cfg.write_text(
+            f'[lsp]\ntests = "{d.name}/tests"\nproposers = ["replay"]\ncandidatesDir = "{d.name}/nocands"\n'
+            "inputs = 2000\ntopFunctions = 1\n"
+        )
+        client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings=None))
+        uri = open_doc(client, d / "blocks.c")
+
+        async def recorded():
+            while True:
+                hover = await client.text_document_hover_async(
+                    types.HoverParams(
+                        text_document=types.TextDocumentIdentifier(uri=uri), position=types.Position(18, 8)
+                    )
+                )
+                if hover is not None:
+                    return hover.contents.value
+                await asyncio.sleep(0.5)
+
+        text = await asyncio.wait_for(recorded(), 120)
+        assert "recorded from the program; they run 100% of its 7 lines (generated alone 29%)" in text, text
+    finally:
+        cfg.unlink()

@@ -119,6 +119,19 @@ def test_a_function_that_could_not_be_optimized_says_why_by_default():
     assert hover is not None and "inlined into g" in hover.contents.value and "0 tried" not in hover.contents.value
 
 
+def test_the_hover_says_where_the_inputs_came_from_and_how_much_they_ran():
+    from lsprotocol import types
+
+    fn = FunctionResult("f", None, "int (int)", "done", "no faster verified candidate", 1.0)
+    fn.coverage = {"generated": 5801, "recorded": 17, "lines": 7, "percent": 100, "generated_percent": 29, "missed": []}
+    hover = present.hover(TEXT, {"f": fn}, types.Position(0, 4))
+    assert hover is not None
+    assert (
+        "inputs: 5,801 generated, 17 recorded from the program; they run 100% of its 7 lines (generated alone 29%)"
+        in hover.contents.value
+    )
+
+
 def test_a_disabled_action_says_why_even_where_the_client_runs_it():
     """Neovim lists disabled actions; choosing one must tell the user why, not do nothing."""
     from supercoder_lsp.model import ReplacementCheck

@@ -5,7 +5,7 @@ import { getConfiguration } from "./common/vscodeapi";
 
 export const SERVER_KEYS = [
   "proposers", "samples", "parallelJobs", "timeBudget", "hintMinSpeedup", "topFunctions", "inputs", "minCoverage", "flags",
-  "cacheDir", "candidatesDir", "baseUrl", "model", "hfModel", "temperature", "refine",
+  "cacheDir", "tests", "benchInput", "workload", "candidatesDir", "baseUrl", "model", "hfModel", "temperature", "refine",
 ] as const;
 export const HINT_KEYS = ["diagnostics", "inlayHints", "codeLens", "explainNoWin"] as const;
 
