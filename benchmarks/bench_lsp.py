@@ -5,6 +5,11 @@ background jobs run, the time from didSave to the first hint on a ~200-line
 file with the offline (compilers) proposer, and the server's RSS when idle.
 
     .venv/bin/python benchmarks/bench_lsp.py [--requests 200] [--jobs 4]
+    .venv/bin/python benchmarks/bench_lsp.py --real PROJECT/FILE.c   # first result on a real file
+
+With --real, a fresh server with default settings opens a file of a real project (its flags
+from the project's compile_commands.json) and reports the seconds from didOpen to the first
+result shown for each function: a speedup hint, or the diagnostic that says why not.
 
 Targets (issue 4): p99 <= 50 ms, first hint <= 3 s, idle RSS <= 100 MB.
 Not a test: quote the figures with the command that made them.
@@ -108,6 +113,49 @@ async def first_hint(src: Path, work: Path) -> float | None:
     return t[1]
 
 
+async def first_results(src: Path, root: Path, work: Path, timeout: float = 600) -> list[tuple[float, str, str]]:
+    """A fresh server with default settings opens `src`: (seconds after didOpen, code, message) of
+    each function's first result (speedup, no-win or job-failed), until every job has one."""
+    client = LanguageClient("bench", "1")
+    seen: dict[int, tuple[float, str, str]] = {}
+    t0 = [0.0]
+    done = asyncio.Event()
+
+    @client.feature(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+    def on_diags(params: types.PublishDiagnosticsParams):
+        for d in params.diagnostics:
+            if d.code in ("speedup", "no-win", "job-failed") and d.range.start.line not in seen:
+                seen[d.range.start.line] = (time.perf_counter() - t0[0], str(d.code), d.message)
+        if len(seen) >= 3:
+            done.set()
+
+    _quiet(client)
+    await client.start_io(sys.executable, "-m", "supercoder_lsp", "--stdio")
+    await client.initialize_async(
+        types.InitializeParams(
+            capabilities=types.ClientCapabilities(),
+            workspace_folders=[types.WorkspaceFolder(uri=root.as_uri(), name="w")],
+            initialization_options={"cacheDir": str(work / "cache-real")},
+        )
+    )
+    client.initialized(types.InitializedParams())
+    t0[0] = time.perf_counter()
+    client.text_document_did_open(
+        types.DidOpenTextDocumentParams(
+            types.TextDocumentItem(uri=src.as_uri(), language_id="c", version=1, text=src.read_text())
+        )
+    )
+    try:
+        await asyncio.wait_for(done.wait(), timeout)
+    except TimeoutError:
+        pass
+    finally:
+        await client.shutdown_async(None)
+        client.exit(None)
+        await client.stop()
+    return sorted(seen.values())
+
+
 def _quiet(client: LanguageClient) -> None:
     for method in (
         types.WORKSPACE_CODE_LENS_REFRESH,
@@ -118,14 +166,25 @@ def _quiet(client: LanguageClient) -> None:
     ):
         client.feature(method)(lambda *args: None)
     client.feature(types.WORKSPACE_CONFIGURATION)(lambda params: [None for _ in params.items])
+    client.feature("supercoder/status")(lambda *args: None)
 
 
 async def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--requests", type=int, default=200)
     ap.add_argument("--jobs", type=int, default=4)
+    ap.add_argument("--real", type=Path, help="a .c file of a real project: time to its first results")
     a = ap.parse_args()
     work = Path(tempfile.mkdtemp(prefix="sc-bench-lsp-"))
+    if a.real:
+        src = a.real.resolve()
+        got = await first_results(src, src.parent, work)
+        print(f"{src}: first result per function after didOpen (default settings, a fresh server and cache)")
+        for secs, code, msg in got:
+            print(f"  {secs:6.1f} s  {code:10} {msg[:110]}")
+        if not got:
+            print("  none within the timeout")
+        return 0
     src = work / "big.c"
     src.write_text(make_file())
     print(f"file: {src} ({len(src.read_text().splitlines())} lines)")

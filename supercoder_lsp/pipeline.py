@@ -38,6 +38,7 @@ from .selection import as_compiled, holders, missing_detail
 from .source import parse_functions
 from .stopwatch import Stopwatch
 from .verify.coverage import coverage_json
+from .verify.probe import probe_sizes
 from .verify.program import find_tests
 from .verify.sandbox import require_sandbox
 
@@ -301,6 +302,9 @@ class Pipeline:
                 support_objs,
             )
 
+        if plan.supported and any(p.probe for p in plan.params):
+            with sw("harness"):
+                plan = self._probed(ctx, fn, plan, base_obj, fdir)
         if not plan.supported:
             res.harness = plan.why
             return None, None
@@ -318,6 +322,16 @@ class Pipeline:
         with sw("measure"):
             timer = early_timer if early_timer is not None and not support else make_timer(support)
         return harness, timer
+
+    def _probed(self, ctx: FileContext, fn: CFunction, plan: Plan, base_obj: Path, fdir: Path) -> Plan:
+        """The plan with each array that has no length parameter sized by probing the original."""
+        self.progress(fn.name, "probe buffer sizes")
+        for support in ((), (ctx.support_object(),)):
+            try:
+                return probe_sizes(plan, fn.name, base_obj, fdir / "probe", support, self.opts.seed)
+            except build.BuildError as e:
+                last = e
+        return Plan(False, f"its buffer sizes could not be probed: {last.what}: {last.output[-300:]}", [], None)
 
     def _round(
         self, proposer, req: ProposalRequest, judge: Judge, res: FunctionResult, sw: Stopwatch

@@ -34,6 +34,7 @@ from .model import BuildConfig, CFunction, ReplacementCheck
 from .source import declaration_of
 from .source.replaced import MARKER
 from .verify.function_check import FunctionHarness
+from .verify.probe import probe_sizes
 
 PLATFORM_GUARD = "defined(__x86_64__) && defined(__GNUC__) && defined(__ELF__) && !defined(__ILP32__)"
 ISA_MACROS = {
@@ -149,6 +150,11 @@ def check(
     new = cut_function(new_asm, fn.name)
     build.assemble(new.text, work / "new.o")
     plan = make_plan(fn.signature)
+    if plan.supported and any(p.probe for p in plan.params):
+        try:  # buffers without a length: as long as the original touches, as when it was first verified
+            plan = probe_sizes(plan, fn.name, work / "base.o", work / "probe")
+        except build.BuildError as e:
+            return ReplacementCheck(False, False, f"cannot re-verify: its buffer sizes could not be probed: {e.what}")
     if not plan.supported:
         return ReplacementCheck(False, False, f"cannot re-verify: {plan.why}")
     h = FunctionHarness(work / "verify", fn.name, plan, n_random=n_random)

@@ -51,6 +51,7 @@ FAST = {
     "test_verify",
     "test_verify_attacks",
     "test_recorded",
+    "test_probe",
     "test_measure",
     "test_cache",
     "test_hotness",

@@ -142,7 +142,13 @@ def render_inputs(
         f"#define SC_NEDGE {n_edge}ULL\n#define SC_NRANDOM {n_random}ULL\n"
         f"#define SC_NINPUTS ({n_edge}ULL + {n_random}ULL + SC_NREC)\n#define SC_SEED {_u64(seed)}"
     )
+    out.append("static size_t sc_probe_len[SC_NP] __attribute__((unused)); /* verify/probe.py: SC_PROBE_LEN=k:n */")
     out.append("static void sc_setup(void) {")
+    if any(p.probe for p in ps):
+        out.append(
+            '    { const char *s = getenv("SC_PROBE_LEN"); unsigned k; unsigned long n;'
+            ' if (s && sscanf(s, "%u:%lu", &k, &n) == 2 && k < SC_NP) sc_probe_len[k] = n; }'
+        )
     for k, p in enumerate(ps):
         if p.role in ("array", "cstring"):
             size = f"sizeof({p.element.ctype})" if p.role == "array" else "1"
@@ -229,6 +235,8 @@ def _buffer(plan: Plan, k: int, p: ParamPlan, ne: int) -> list[str]:
         f" : sc_rand_len(&r, {lo}, {p.max_len}));",
         f"    int pat{k} = edge ? (int)(e{k} % 3) : (int)(sc_below(&r, 4) == 0 ? 1 : 2);",
     ]
+    if p.probe:  # one length per run, set by the prober
+        out.append(f"    if (sc_probe_len[{k}]) L{k} = sc_probe_len[{k}];")
     j = p.length_param
     if j is not None:
         q = plan.params[j]

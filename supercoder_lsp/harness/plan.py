@@ -53,6 +53,7 @@ OUTPUT_FUNCTIONS = frozenset(
 )
 DEFAULT_MAX_LEN = 4096  # arrays: well past every vector width and unroll factor
 DEFAULT_MAX_STRING = 1024
+PROBE_MAX = 4096  # elements of an array with no length parameter, until probing says how many it touches
 MAX_INT_REGS = 6
 MAX_SSE_REGS = 8
 
@@ -74,6 +75,9 @@ class ParamPlan:
     record: str = ""  # for a pointer to one struct: its type; the "array" is its bytes, of fixed length
     null_offsets: tuple[int, ...] = ()  # the struct's pointer fields: NULL on entry, never compared on exit
     fields: tuple[tuple[int, str, int, bool], ...] = ()  # the struct's scalar fields, generated one by one
+    # an array with no length parameter: a fixed length, to be probed (as much as the original touches)
+    probe: bool = False
+    probed: bool = False  # its fixed length came from probing the -O3 original on guard-paged buffers
 
     @property
     def element(self) -> ParamPlan:
@@ -102,6 +106,12 @@ def _scalar(name: str, t: CType) -> ParamPlan | None:
     if t.kind == "float" and t.bits in (32, 64):
         return ParamPlan(name, "float", "float" if t.bits == 32 else "double", t.bits, True)
     return None
+
+
+def _plain_char(t: CType) -> bool:
+    """`char`: text, a C string without a length. Bytes (`unsigned char`, `uint8_t`, `Bytef`) are a buffer."""
+    words = [w for w in t.text.replace("*", " ").split() if w not in ("const", "volatile", "restrict")]
+    return t.kind == "int" and t.bits == 8 and words == ["char"]
 
 
 def _bounds(p: ParamPlan, b) -> str | None:
@@ -176,7 +186,7 @@ def make_plan(sig: Signature | None, bounds: dict | None = None) -> Plan:
             elem = _scalar("", t.pointee)
             if elem is not None:
                 const = "const " if t.const else ""
-                role = "cstring" if t.pointee.kind == "int" and t.pointee.bits == 8 else "array"
+                role = "cstring" if _plain_char(t.pointee) else "array"
                 p = ParamPlan(
                     prm.name,
                     role,
@@ -218,13 +228,8 @@ def make_plan(sig: Signature | None, bounds: dict | None = None) -> Plan:
             if p.role == "cstring":  # a byte buffer with a length, not a string
                 p.role, p.max_len = "array", DEFAULT_MAX_LEN
             taken.add(j)
-        elif p.role != "cstring":
-            return Plan(
-                False,
-                f"pointer parameter '{p.name}' has no length parameter; give program tests with --tests DIR",
-                [],
-                ret,
-            )
+        elif p.role != "cstring":  # a fixed size, probed before the harness is built (verify/probe.py)
+            p.probe, p.lo, p.hi, p.max_len = True, PROBE_MAX, PROBE_MAX, PROBE_MAX
     # Arrays sharing a length parameter and strings get bounds; lengths are bounded through their arrays.
     by_name = {p.name: p for p in plans}
     for name, b in bounds.items():
@@ -239,6 +244,8 @@ def make_plan(sig: Signature | None, bounds: dict | None = None) -> Plan:
         p = by_name[name]
         if p.record:
             return Plan(False, f"bounds for '{name}': a struct has no bounds (its fields are generated)", [], ret)
+        if p.probe:
+            p.probe = False  # the user says how long it is
         if p.role == "length":
             for a in p.length_of:
                 err = _bounds(plans[a], b)
@@ -263,6 +270,15 @@ def describe(plan: Plan) -> str:
         if p.record:
             nulls = f", its {len(p.null_offsets)} pointer field(s) NULL" if p.null_offsets else ""
             parts.append(f"{p.name}: one {p.record.removeprefix('const ')} ({p.max_len} bytes, fields random{nulls})")
+        elif p.role == "array" and p.length_param is None:
+            how = (
+                "as much as the -O3 original touches (probed with guard pages)"
+                if p.probed
+                else "not probed"
+                if p.probe
+                else "from its bounds"
+            )
+            parts.append(f"{p.name}: array of {p.max_len} {p.element.ctype}, {how}")
         elif p.role == "array":
             parts.append(
                 f"{p.name}: array of {p.element.ctype}, length {p.lo or 0}..{p.max_len} from '{plan.params[p.length_param or 0].name}'"

@@ -86,8 +86,8 @@ def render_recorder(plan: Plan) -> str:
             body.append(
                 f"      n = p ? sc_strlen(p, {p.max_len}) : 0; if (p && n == (uint64_t)-1) {{ sc_skip(fd, {TOO_BIG}); return; }}"
             )
-        elif p.record:
-            body.append(f"      n = {p.max_len};")
+        elif p.length_param is None:  # one struct, or an array of fixed length
+            body.append(f"      n = {p.max_len * _elem_size(p)}ULL;")
         else:
             j = p.length_param
             assert j is not None

@@ -187,10 +187,12 @@ class FunctionHarness:
                 "its run on the inputs " + ("timed out" if r.run.timed_out else f"ended with {r.run.returncode}")
             )
 
-    def _run(self, exe: Path, n: int, mode: int, timeout: float) -> Records:
+    def _run(self, exe: Path, n: int, mode: int, timeout: float, env: dict[str, str] | None = None) -> Records:
         fd, path = tempfile.mkstemp(prefix="sc-records-", dir=self.dir)
         try:
-            r = run_limited([str(exe), "run", str(n), str(fd), str(mode)], timeout=timeout, binary=True, pass_fds=(fd,))
+            r = run_limited(
+                [str(exe), "run", str(n), str(fd), str(mode)], timeout=timeout, binary=True, pass_fds=(fd,), env=env
+            )
             os.lseek(fd, 0, os.SEEK_SET)
             data = Path(path).read_bytes()
         finally:
@@ -256,6 +258,22 @@ class FunctionHarness:
                 )
         if len(again.status) < self.n_inputs:
             raise RuntimeError(f"the -O3 original's self-check ended early ({again.run.stderr.strip()[-200:]})")
+
+    def build_original(self, base_obj: Path) -> Path:
+        """The harness linked with the original, for probing (verify/probe.py). Raises BuildError."""
+        self._build_runtime()
+        return self.link(base_obj, "probe")
+
+    def stays_inside(self, exe: Path, env: dict[str, str]) -> tuple[bool, int, int]:
+        """Run the original on every input twice, each buffer against one guard page and then the
+        other: whether every result (crash or value) is the same both times, so it touches nothing
+        outside its buffers; how many inputs ran, and on how many it failed."""
+        a, b = (self._run(exe, 10**9, mode, BASELINE_SECONDS, env) for mode in (0, MODE_FLIP_SIDES))
+        n = len(a.status)
+        same = n == len(b.status) and all(
+            a.failed(i) == b.failed(i) and (a.failed(i) or a.values[i] == b.values[i]) for i in range(n)
+        )
+        return same, n, sum(1 for i in range(n) if a.failed(i))
 
     @property
     def checked(self) -> int:

@@ -141,8 +141,8 @@ def test_unsupported_signatures_say_what_to_do():
     plan = make_plan(fn.signature)
     assert not plan.supported and "--tests" in plan.why
     fn = parse_functions("int g(const int *a) { return a[0]; }")[0]
-    plan = make_plan(fn.signature)
-    assert not plan.supported and "length" in plan.why
+    plan = make_plan(fn.signature)  # no length parameter: a fixed length, probed (test_probe.py)
+    assert plan.supported and plan.params[0].probe and plan.params[0].max_len == 4096
 
 
 def test_bounds_are_validated_against_the_type():

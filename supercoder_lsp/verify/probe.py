@@ -1,0 +1,62 @@
+"""How long is a buffer that has no length parameter? As long as the -O3 original touches.
+
+`void sha1_block(uint32_t state[5], const unsigned char block[64])` reaches the compiler
+as two bare pointers. Each such array is given a fixed length, found by running the -O3
+original on buffers that end (or start) at a PROT_NONE page: the smallest length on which
+every result is the same wherever the buffer lies is what it reads or writes.
+Each length is tried with the buffer against the guard page after it and then against the one
+before it: where the original stays inside, every result is the same both times. Candidates
+then get buffers of that length between guard pages, so one that touches more than the
+original crashes instead of passing.
+"""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+
+from ..harness.plan import PROBE_MAX, Plan
+from .function_check import FunctionHarness
+
+PROBE_RANDOM = 600  # random inputs per probe, besides the edge values
+
+
+def probe_sizes(
+    plan: Plan, name: str, base_obj: Path, workdir: Path, support: tuple[Path, ...] = (), seed: int = 0x5C0DE
+) -> Plan:
+    """`plan` with every array that has no length parameter given the length the original touches,
+    or an unsupported plan that says why. Raises BuildError when a probe does not link."""
+    out = copy.deepcopy(plan)
+    for k, p in enumerate(out.params):
+        if not p.probe:
+            continue
+        h = FunctionHarness(workdir / str(k), name, out, n_random=PROBE_RANDOM, seed=seed, support_objs=support)
+        exe = h.build_original(base_obj)  # built once: each run sets the length (SC_PROBE_LEN)
+
+        def inside(n: int, k: int = k, h: FunctionHarness = h, exe: Path = exe) -> tuple[bool, int, int]:
+            return h.stays_inside(exe, {"SC_PROBE_LEN": f"{k}:{n}"})
+
+        ok, ran, failed = inside(PROBE_MAX)
+        if not ok or failed >= ran:
+            return Plan(
+                False,
+                f"pointer parameter '{p.name}' has no length parameter, and the -O3 original "
+                + (
+                    f"fails on every input even with {PROBE_MAX} elements there"
+                    if ok
+                    else f"touches memory outside {PROBE_MAX} elements there"
+                )
+                + f"; give its length (--bound {name}.{p.name}=N:N) or program tests with --tests DIR",
+                [],
+                out.ret,
+            )
+        lo, hi = 1, PROBE_MAX  # hi: the original stays inside hi elements
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if inside(mid)[0]:
+                hi = mid
+            else:
+                lo = mid + 1
+        p.lo = p.hi = p.max_len = hi
+        p.probe, p.probed = False, True
+    return out

@@ -1,0 +1,51 @@
+"""Buffers without a length parameter get the length the -O3 original touches, found on guard pages."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from support import FIXTURES
+
+from supercoder_lsp import build
+from supercoder_lsp.asm.cut import cut_function
+from supercoder_lsp.model import BuildConfig
+from supercoder_lsp.pipeline import Options, Pipeline
+
+PROBE = FIXTURES / "verify" / "probe"
+
+
+def _run(tmp: Path, src: Path, fn: str, *wrong: str):
+    cands = tmp / "cands" / fn
+    cands.mkdir(parents=True)
+    cfg = BuildConfig("gcc", ("-O3",), "test", str(PROBE))
+    for w in wrong:
+        (cands / f"{w}.s").write_text(
+            cut_function(build.compile_to_asm(PROBE / f"{w}.c", cfg, tmp / f"{w}.s"), fn).text
+        )
+    opts = Options(
+        proposers=("replay",),
+        candidates_dir=tmp / "cands",
+        functions=(fn,),
+        n_random=3000,
+        rounds=6,
+        use_cache=False,
+    )
+    [res] = Pipeline(opts).run(src).functions
+    return res
+
+
+def test_fixed_size_arrays_get_the_size_the_original_touches(tmp_path):
+    """`uint32_t state[5]`, `const unsigned char block[64]`: bare pointers to the compiler, five
+    and 64 elements to the original. A rewrite that reads one element more crashes on the guard."""
+    res = _run(tmp_path, PROBE / "block.c", "mix_block", "block_overread")
+    assert "state: array of 5 uint32_t, as much as the -O3 original touches" in res.harness, res.harness
+    assert "block: array of 64 uint8_t" in res.harness
+    [c] = res.candidates
+    assert c.reason == "crash" and "signal 11" in c.detail, (c.reason, c.detail)
+
+
+def test_a_buffer_read_until_a_sentinel_has_no_size_and_says_what_to_give(tmp_path):
+    res = _run(tmp_path, PROBE / "until_zero.c", "count_until_zero")
+    assert res.status == "unsupported"
+    assert "'a' has no length parameter" in res.detail and "touches memory outside 4096 elements" in res.detail
+    assert "--bound count_until_zero.a=N:N" in res.detail
