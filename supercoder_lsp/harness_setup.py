@@ -19,11 +19,9 @@ from .verify.function_check import FunctionHarness
 from .verify.program_state import Recording, record_program
 
 
-def build_harness(
-    ctx: FileContext, fn: CFunction, plan: Plan, base_obj: Path, fdir: Path, opts: Options, notes: list[str]
-):
-    """Build the function harness; link the rest of the file when the function needs it."""
-    rec = _program_recording(ctx, fn, plan, base_obj, fdir, opts, notes)
+def build_harness(ctx: FileContext, fn: CFunction, plan: Plan, base_obj: Path, fdir: Path, opts: Options, rec):
+    """Build the function harness; link the rest of the file when the function needs it. `rec` is
+    what the program's runs recorded (program_recording)."""
     attempts = [()]
     for support in attempts + [(ctx.support_object(),)]:
         h = FunctionHarness(
@@ -78,7 +76,7 @@ def _recording_note(rec: Recording) -> str:
     return f"; {ins.calls:,} calls recorded over {runs}{''.join('; ' + x for x in left)}{failed}"
 
 
-def _program_recording(
+def program_recording(
     ctx: FileContext, fn: CFunction, plan: Plan, base_obj: Path, fdir: Path, opts: Options, notes: list[str]
 ) -> Recording:
     """The globals as the program has them when it calls `fn`, and its arguments, over its tests and

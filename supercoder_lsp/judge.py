@@ -144,7 +144,19 @@ class Judge:
             chk = self.harness.check(cobj, cand.label)
         r.inputs_checked = chk.inputs if chk.ok else 0
         if not chk.ok:
-            raise Rejected(chk.reason or "wrong-output", chk.detail)
+            raise Rejected(chk.reason or "wrong-output", chk.detail + self._on_program_inputs(cand, chk, sw))
+
+    def _on_program_inputs(self, cand: Candidate, chk, sw: Stopwatch) -> str:
+        """How fast a candidate that is wrong only where the program never goes runs on the calls it
+        makes: information for a C change (never an edit: the candidate stays wrong-output)."""
+        if not chk.program_agrees or self.timer is None or not self.timer.s.recorded:
+            return ""
+        with sw("measure"):
+            try:
+                t = self.timer.time(self.base_asm, cand.assembly, cand.label)
+            except TimingError:
+                return ""
+        return f"; on the program's own calls: {t.detail}"
 
     def _link_program(self, objs: list[Path], exe: Path) -> Path:
         """The program with the candidate's objects in the function's place, checked for load-time code."""

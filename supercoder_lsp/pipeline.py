@@ -25,7 +25,7 @@ from .cache import Cache
 from .environment import cache_key, environment
 from .file_context import FileContext
 from .harness.plan import OUTPUT_FUNCTIONS, Plan, make_plan
-from .harness_setup import build_harness
+from .harness_setup import build_harness, program_recording
 from .hotness import ProfileError, callgrind_profile, rank
 from .judge import Judge, choose_best
 from .measure.interleaved import InterleavedTimer, TimingSetup
@@ -40,6 +40,7 @@ from .stopwatch import Stopwatch
 from .verify.coverage import coverage_json
 from .verify.probe import probe_sizes
 from .verify.program import find_tests
+from .verify.program_state import Recording
 from .verify.sandbox import require_sandbox
 
 log = logging.getLogger(__name__)
@@ -294,10 +295,18 @@ class Pipeline:
         """The function harness (recording the baseline's outputs) and the timing driver, or None for either."""
         self.progress(fn.name, "harness")
 
+        rec = Recording()
+
         def make_timer(support_objs: tuple[Path, ...]) -> InterleavedTimer:
             return InterleavedTimer(
                 TimingSetup(
-                    fdir / "timing", fn.name, plan, self.opts.seed, self.opts.rounds, min_speedup=self.opts.min_speedup
+                    fdir / "timing",
+                    fn.name,
+                    plan,
+                    self.opts.seed,
+                    self.opts.rounds,
+                    min_speedup=self.opts.min_speedup,
+                    recorded=rec.inputs or None,
                 ),
                 support_objs,
             )
@@ -309,10 +318,11 @@ class Pipeline:
             res.harness = plan.why
             return None, None
         with sw("harness"):
+            rec = program_recording(ctx, fn, plan, base_obj, fdir, self.opts, self.notes)
             # compile the timing driver while the verification harness is built and run
             with ThreadPoolExecutor(max_workers=1) as pool:
                 early = pool.submit(make_timer, ())
-                harness, support, res.harness = build_harness(ctx, fn, plan, base_obj, fdir, self.opts, self.notes)
+                harness, support, res.harness = build_harness(ctx, fn, plan, base_obj, fdir, self.opts, rec)
                 try:
                     early_timer = early.result()
                 except build.BuildError:

@@ -92,8 +92,8 @@ int main(int argc, char **argv) {
     }
     sc_input tmp;
     for (int j = 0; j < SC_M; j++) {
-        /* random inputs only: the timing should reflect typical calls, not edge cases */
-        sc_gen(SC_NEDGE + (uint64_t)j, &tmp);
+        /* the program's recorded calls where there are any, else random inputs: typical calls, not edge cases */
+        sc_gen(SC_NREC ? SC_NEDGE + SC_NRANDOM + (uint64_t)j % SC_NREC : SC_NEDGE + (uint64_t)j, &tmp);
         for (int f = 0; f < 3; f++) sc_copy_input(&tmp, (sc_input *)&SU.s.slot[loops[f]][j]);
     }
     SU.s.m_used = 1;

@@ -26,6 +26,7 @@ from ..asm.elfcheck import check_linked
 from ..harness import include_dir
 from ..harness.inputs_c import call_args, render_inputs, ret_ctype
 from ..harness.plan import Plan
+from ..harness.recorded import RecordedInputs
 from ..model import Timing
 from ..verify.sandbox import run_limited
 from .stats import median_ci, noise_floor
@@ -34,8 +35,9 @@ OFFSETS = (0, 16, 32, 48)
 N_TIMING_INPUTS = 512
 
 
-def render_timing(plan: Plan, seed: int) -> str:
-    """The timing driver for one function: the generated hooks of harness/sc_timing.h."""
+def render_timing(plan: Plan, seed: int, recorded: RecordedInputs | None = None, blob: Path | None = None) -> str:
+    """The timing driver for one function: the generated hooks of harness/sc_timing.h. With the
+    program's recorded calls (`recorded`, their bytes in the file `blob`), those are the inputs timed."""
     ret = ret_ctype(plan)
     types, vals = call_args(plan, poison=False)
     proto = ", ".join(types)
@@ -56,7 +58,7 @@ def render_timing(plan: Plan, seed: int) -> str:
             )
     return f"""#include "sc_rt.h"
 #include "sc_sandbox.h"
-{render_inputs(plan, seed, N_TIMING_INPUTS * 4)}
+{render_inputs(plan, seed, N_TIMING_INPUTS * 4, recorded, blob)}
 extern {ret} sc_t0({proto}), sc_t1({proto}), sc_t2({proto});
 #define RET_T {ret}
 #define PROTO_T {proto}
@@ -92,6 +94,7 @@ class TimingSetup:
     offsets: tuple[int, ...] = OFFSETS
     min_speedup: float = 1.02
     budget_s: float = 6.0  # per alignment; past it, the run stops after 6 rounds
+    recorded: RecordedInputs | None = None  # the program's own calls: timed instead of random inputs
 
 
 class TimingError(RuntimeError):
@@ -113,7 +116,11 @@ class InterleavedTimer:
         self._runs = 0
         self._reference: dict[int, Path] = {}
         src = self.dir / "timing.c"
-        src.write_text(render_timing(setup.plan, setup.seed))
+        blob = None
+        if setup.recorded:
+            blob = self.dir / "recorded.bin"
+            blob.write_bytes(setup.recorded.blob)
+        src.write_text(render_timing(setup.plan, setup.seed, setup.recorded, blob))
         build.run_tool(
             ["gcc", "-O2", "-g0", "-w", "-I", str(include_dir()), "-c", str(src), "-o", str(self.dir / "timing.o")],
             "compile timing harness",
@@ -240,7 +247,10 @@ class InterleavedTimer:
                 "candidate": [c for _, _, c in rows],
             }
             pooled += ratio
-        return _verdict(per_alignment, pooled, samples)
+        t = _verdict(per_alignment, pooled, samples)
+        if self.s.recorded:
+            t.detail += f", timed on the {len(self.s.recorded)} calls recorded from the program"
+        return t
 
 
 def _verdict(per_alignment: list[dict[str, Any]], pooled: list[float], samples: dict) -> Timing:

@@ -59,6 +59,7 @@ class Check:
     reason: str | None  # "link-error", "wrong-output", "crash", "timeout", "abi-violation", "unsafe"
     detail: str
     inputs: int
+    program_agrees: bool = False  # wrong, but only on inputs the program never produced
 
 
 @dataclass
@@ -383,13 +384,14 @@ class FunctionHarness:
                     return Check(
                         False, "crash", f"signal {st & 0xFF} on input {inp}, where the original returns {expected}", i
                     )
+                agrees = self._program_agrees(got)
                 only = (
                     f"; it differs only on inputs the program never produced: on all {self.n_recorded:,} calls "
                     "recorded from the program's runs it gives the original's results"
-                    if self._program_agrees(got)
+                    if agrees
                     else ""
                 )
-                return Check(False, "wrong-output", f"{inp}: expected {expected}, got {actual}{only}", i)
+                return Check(False, "wrong-output", f"{inp}: expected {expected}, got {actual}{only}", i, agrees)
             if st & DIRTY_UPPER and not self.base_dirty_upper:
                 return Check(
                     False,

@@ -75,6 +75,8 @@ def test_a_candidate_wrong_only_where_the_program_never_goes_is_wrong_and_says_s
     check = got["blocks_check_wrong"]
     assert check.reason == "wrong-output"
     assert "differs only on inputs the program never produced" in check.detail, check.detail
+    # how it runs where the program goes: timed on the recorded calls, for a C change (no edit is offered)
+    assert "on the program's own calls:" in check.detail and "timed on the 17 calls recorded" in check.detail
 
 
 def test_a_length_that_is_not_the_buffers_is_never_read_past(tmp_path):
