@@ -5,9 +5,12 @@ inlined everywhere."""
 from __future__ import annotations
 
 import dataclasses
+import tempfile
+from pathlib import Path
 
-from .asm.cut import FunctionMissing
-from .build.debuginfo import CompiledFunction
+from . import build
+from .asm.cut import FunctionMissing, list_functions
+from .build.debuginfo import CompiledFunction, compile_debug_object, compiled_functions
 from .file_context import FileContext
 from .model import CFunction
 from .source import preprocessor_conditions
@@ -79,3 +82,14 @@ def holders(ranked: list, compiled: dict, has_code: set[str], top: int, notes: l
         if all(g.name != f.name for g, _ in chosen):
             chosen.append((f, score))
     return chosen
+
+
+def choose(path: Path, ranked: list, top: int, compiler: str | None = None, flags: str | None = None) -> list:
+    """The top functions of a file as `supercoder optimize` chooses them (holders): for the editor,
+    which ranks from the text. Raises BuildError or ConfigError when the file does not build."""
+    cfg = build.resolve(path, compiler=compiler, flags=flags)
+    with tempfile.TemporaryDirectory(prefix="sc-choose-") as d:
+        asm = build.compile_to_asm(path, cfg, Path(d) / "file.s")
+        compile_debug_object(path, cfg, Path(d) / "debug.o")
+        compiled = compiled_functions(Path(d) / "debug.o")
+    return holders(ranked, compiled, set(list_functions(asm)), top, [])

@@ -11,9 +11,10 @@ from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 
-from .. import __version__
+from .. import __version__, build
 from ..hotness import rank
 from ..model import FunctionResult
+from ..selection import choose
 from ..source import parse_functions
 from ..source.replaced import replaced_functions
 from . import present
@@ -69,6 +70,7 @@ class SupercoderServer(LanguageServer):
         self.settings = Settings()
         self.init_options: dict | None = None
         self.root: Path | None = None
+        self._choices: dict[str, int] = {}  # per document: the latest choice of functions (a newer save wins)
         self.jobs = Jobs(self.results_changed, ClientProgress(self))
         self.watcher = None
         self.last_result: str | None = None  # "popcount: 6.70x faster ..." for status lines
@@ -162,13 +164,33 @@ class SupercoderServer(LanguageServer):
         functions = [f for f in parse_functions(text) if f.name not in done]
         if done and self.jobs.invalidate(uri, {f.name: text_hash(f.text) for f in functions}):
             self.results_changed(uri)
-        if only:
-            chosen = [f for f in functions if f.name == only]
-        else:
-            chosen = [f for f, _ in rank(functions, profile=None)[: self.settings.run.top]]
         if self.results_for(uri):  # cached results show at once
             self.results_changed(uri)
-        self.jobs.schedule(uri, Path(path), [(f.name, text_hash(f.text)) for f in chosen], force=force)
+        if only:
+            chosen = [f for f in functions if f.name == only]
+            self.jobs.schedule(uri, Path(path), [(f.name, text_hash(f.text)) for f in chosen], force=force)
+            return
+        self._choices[uri] = self._choices.get(uri, 0) + 1
+        task = asyncio.get_running_loop().create_task(
+            self._choose_and_schedule(uri, Path(path), functions, force, self._choices[uri])
+        )
+        self.jobs.tasks.add(task)
+        task.add_done_callback(self.jobs.tasks.discard)
+
+    async def _choose_and_schedule(self, uri: str, path: Path, functions: list, force: bool, generation: int) -> None:
+        """The top functions as the command line chooses them (what the flags compile, the caller that
+        holds an inlined helper's code), from a build off the event loop; the text's ranking if the
+        file does not build now."""
+        ranked = rank(functions, profile=None)
+        run = self.settings.run
+        try:
+            chosen = await asyncio.to_thread(choose, path, ranked, run.top, run.compiler, run.flags)
+        except (build.BuildError, build.ConfigError, OSError) as e:
+            log.info("choosing from the text alone: %s", e)
+            chosen = ranked[: run.top]
+        if self._choices.get(uri) != generation:
+            return  # a newer save chose again
+        self.jobs.schedule(uri, path, [(f.name, text_hash(f.text)) for f, _ in chosen], force=force)
 
     def assembly_dir(self) -> Path:
         from ..cache import default_dir
