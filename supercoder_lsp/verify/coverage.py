@@ -2,8 +2,10 @@
 
 Same results on 100,000 inputs say little when every one of them stops at the argument
 check (random contents of a `z_stream` reach only zlib's error return). The original is
-built once more from its C with the project's flags at -O0 plus --coverage (line counts
-at -O3 are blurred by scheduling), linked into the same generated harness, and run on
+built once more from its C with the project's flags at -Og plus --coverage (line counts
+at -O3 are blurred by scheduling; at -O0 code that can never run here counts, such as
+zlib's big-endian branch behind a run-time test of a local), linked into the same
+generated harness, and run on
 the same inputs outside the seccomp filter (it is the user's own code, never a
 candidate's), first on the generated inputs alone, then on the recorded calls of the
 program too. gcov's JSON then says which of the function's lines ran.
@@ -124,7 +126,7 @@ def measure(h: FunctionHarness, src: Path, cfg: BuildConfig, workdir: Path) -> C
         old.unlink()
     try:
         build.run_tool(
-            ["gcc", *_coverage_flags(cfg), "-O0", "--coverage", "-c", str(src.resolve()), "-o", str(obj)],
+            ["gcc", *_coverage_flags(cfg), "-Og", "--coverage", "-c", str(src.resolve()), "-o", str(obj)],
             "compile with --coverage",
             cwd=cfg.directory,
         )
