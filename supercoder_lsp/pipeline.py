@@ -393,6 +393,12 @@ class Pipeline:
             res.detail += f"{len(accepted)} of {len(res.candidates)} candidates verified faster"
             return
         res.detail += no_win_summary(res.candidates)
+        under = [c for c in res.candidates if c.reason == "under-tested"]
+        if under and res.coverage:
+            res.detail += (
+                f"; the inputs run only {res.coverage['percent']}% of its lines: give program tests (--tests), "
+                "--bench-input or --workload so the program's own calls are recorded"
+            )
 
 
 def _coverage_caveat(harness, min_coverage: int) -> str | None:
