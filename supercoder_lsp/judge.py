@@ -26,6 +26,7 @@ from .results import deciding_timing
 from .stopwatch import Stopwatch
 from .verify.function_check import FunctionHarness
 from .verify.program import first_difference, run_tests
+from .verify.proof import describe_counterexample, domain_bits, exhaustive
 from .verify.sandbox import RunResult, run_limited
 from .verify.thunk import CHECKING_ALLOCATOR, checked_objects
 
@@ -64,12 +65,14 @@ class Judge:
     timing_caveat: str | None = None
     # why the harness's inputs cannot verify the function (they run too few of its lines): then nothing is claimed
     coverage_caveat: str | None = None
+    proof_budget: float = 0.0  # seconds for an exhaustive proof of a scalar function (0: none)
     seen: dict[str, str] = field(default_factory=dict)  # normalized assembly -> label, for duplicates
     _reference_program: Path | None = None
     _base_norm: str = ""  # the original's normalized text and object facts, made once for all candidates
     _base_facts: ObjectFacts | None = None
     _ref_status: dict[str, int] | None = None
     _ref_timed: RunResult | None = None
+    _untried: dict[str, str] = field(default_factory=dict)  # label -> why it was not proven
 
     def __call__(self, cand: Candidate) -> CandidateResult:
         """The candidate through every check in order; the first that fails is its verdict."""
@@ -85,6 +88,7 @@ class Judge:
             self._function_harness(cand, cobj, r, sw)
             cand_exe = self._program_tests(cand, cobj, r, sw)
             self._covered(r)
+            self._prove(cobj, r, sw)
             self._time_function(cand, r, sw)
             self._time_program(cand_exe, r, sw)
             self._decide(r)
@@ -202,6 +206,23 @@ class Judge:
                 "(--tests), --bench-input or --workload so the program's own calls are recorded and replayed",
             )
 
+    def _prove(self, cobj: Path, r: CandidateResult, sw: Stopwatch) -> None:
+        """Equal on every input, where the inputs can all be tried (verify/proof.py)."""
+        sig = self.fn.signature
+        if self.harness is None or self.base_obj is None or not self.proof_budget or domain_bits(sig) is None:
+            return
+        assert sig is not None
+        if self.harness.support or self.extern_sizes:
+            return  # it reads the file's globals: its result is not a function of its arguments alone
+        with sw("prove"):
+            p = exhaustive(self.fn.name, sig, self.base_obj, cobj, self.fdir / f"prove-{r.label}", self.proof_budget)
+        if p.status == "refuted":
+            raise Rejected("wrong-output", describe_counterexample(self.fn.name, sig, p))
+        if p.status == "proven":
+            r.proof = p.detail
+        else:
+            self._untried[r.label] = p.detail  # tested only, and why: said after the timing
+
     def _time_function(self, cand: Candidate, r: CandidateResult, sw: Stopwatch) -> None:
         if self.timer is None:
             return
@@ -252,7 +273,7 @@ class Judge:
         if t is not None and pt is not None and pt.ci[1] < 1 / max(self.min_speedup, pt.noise[1] if pt.noise else 1):
             raise Rejected("not-faster", f"faster alone ({t.detail}) but the whole program is slower: {pt.detail}")
         r.status = ACCEPTED
-        r.detail = decides.detail
+        r.detail = decides.detail + (f"; {self._untried[r.label]}" if r.label in self._untried else "")
 
     # -- references: the same program with the -O3 original ---------------------------
     def _reference_status(self) -> dict[str, int]:

@@ -118,6 +118,14 @@ class Options:
         hi=100,
         help="percent of a function's lines its harness inputs must run before a result counts (measured with gcov)",
     )
+    proof_budget: float = option(
+        30.0,
+        "--proof-budget",
+        setting="proofBudget",
+        lo=0,
+        hi=3600,
+        help="seconds for proving a scalar candidate equal on every input (exhaustive, up to 32 bits of input)",
+    )
     rounds: int = option(100, "--rounds", lo=6, hi=100_000, help="interleaved timing rounds per alignment")
     min_speedup: float = option(
         1.02, "--min-speedup", lo=1.0, hi=100, help="smallest speedup ever claimed (a significance threshold)"

@@ -248,6 +248,7 @@ class Pipeline:
             extern_sizes=ctx.data_sizes() if cut.external_refs else {},
             timing_caveat=_timing_caveat(plan),
             coverage_caveat=_coverage_caveat(harness, self.opts.min_coverage),
+            proof_budget=self.opts.proof_budget,
         )
         if harness is not None and harness.coverage is not None:
             res.coverage = coverage_json(harness)

@@ -15,6 +15,8 @@ def deciding_timing(c: CandidateResult) -> Timing | None:
 
 def claim_basis(c: CandidateResult) -> str:
     """What the correctness claim rests on, in the user's words."""
+    if c.proof:
+        return c.proof
     if c.inputs_checked:
         return f"verified on {c.inputs_checked:,} inputs"
     return f"only {c.tests_passed} program tests pass (no function harness)"

@@ -52,6 +52,7 @@ FAST = {
     "test_verify_attacks",
     "test_recorded",
     "test_probe",
+    "test_synth",
     "test_measure",
     "test_cache",
     "test_hotness",

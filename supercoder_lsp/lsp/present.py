@@ -17,6 +17,7 @@ from lsprotocol import types
 from .. import results
 from ..model import CFunction, FunctionResult, ReplacementCheck
 from ..source import LineIndex, parse_functions
+from ..source.edit import apply_body_change
 from ..source.replaced import replaced_functions
 from .settings import Settings
 
@@ -279,6 +280,27 @@ def code_actions(
                         title=f"Use {change.text} ({speedup(result):.2f}x)",
                         kind=types.CodeActionKind.RefactorRewrite,
                         edit=edit,
+                        is_preferred=True,
+                    )
+                )
+            if change and change.kind == "body":
+                whole = types.Range(types.Position(0, 0), types.Position(len(text.splitlines()) + 1, 0))
+                new_text = apply_body_change(text, fn.name, change.text)
+                expr = change.text.split("return", 1)[-1].split(";", 1)[0].strip()
+                out.append(
+                    types.CodeAction(
+                        title=f"Replace the body with `return {expr[:60]};` ({speedup(result):.2f}x)",
+                        kind=types.CodeActionKind.RefactorRewrite,
+                        edit=types.WorkspaceEdit(
+                            document_changes=[
+                                types.TextDocumentEdit(
+                                    text_document=types.OptionalVersionedTextDocumentIdentifier(
+                                        uri=uri, version=version
+                                    ),
+                                    edits=[types.TextEdit(range=whole, new_text=new_text)],
+                                )
+                            ]
+                        ),
                         is_preferred=True,
                     )
                 )

@@ -18,6 +18,12 @@ def _compilers(opts) -> Proposer:
     return CompilersProposer(timeout=opts.compile_timeout)
 
 
+def _synth(opts) -> Proposer:
+    from .synth import SynthProposer
+
+    return SynthProposer(seed=opts.seed)
+
+
 def _replay(opts) -> Proposer:
     from .replay import ReplayProposer
 
@@ -69,6 +75,7 @@ def _vllm(opts) -> Proposer:
 
 REGISTRY: dict[str, Callable[..., Proposer]] = {
     "compilers": _compilers,
+    "synth": _synth,
     "replay": _replay,
     "openai": _openai,
     "hf": _hf,

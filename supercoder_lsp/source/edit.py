@@ -151,3 +151,19 @@ def remove_definition(source: str, fn: CFunction, *, make_extern: bool = True) -
     for start, end, new in sorted(edits, reverse=True):
         out = out[:start] + encode(new) + out[end:]
     return decode(out)
+
+
+def apply_body_change(source: str, name: str, change_text: str) -> str:
+    """The source with `name`'s body replaced by a synthesized one (SourceChange kind "body"): its
+    `__attribute__` lines go before the definition, the braced rest replaces the body."""
+    source_bytes = encode(source)
+    fn = find_function(parse_functions(source), name)
+    if fn is None:
+        raise ValueError(f"no definition of {name} in the file")
+    lines = change_text.splitlines()
+    attrs = [ln for ln in lines if ln.startswith("__attribute__")]
+    body = "\n".join(ln for ln in lines if not ln.startswith("__attribute__"))
+    head = decode(source_bytes[: fn.start_byte])
+    definition = decode(source_bytes[fn.start_byte : fn.body_start_byte])
+    tail = decode(source_bytes[fn.end_byte :])
+    return head + "".join(a + "\n" for a in attrs) + definition + body + tail

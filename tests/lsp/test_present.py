@@ -149,3 +149,22 @@ def test_a_disabled_action_says_why_even_where_the_client_runs_it():
     assert act.disabled is not None and act.disabled.reason.endswith("slower in the rebuilt file")
     assert act.command is not None and act.command.command == "supercoder.explain"
     assert "slower in the rebuilt file" in act.command.arguments[0]
+
+
+def test_a_synthesized_body_is_offered_as_an_edit_of_the_c():
+    from lsprotocol import types
+
+    from supercoder_lsp.model import SourceChange
+
+    fn = result("f", 2.5)
+    best = fn.best_result()
+    assert best is not None
+    best.source_change = SourceChange(
+        "body", '__attribute__((target_clones("popcnt", "default")))\n{\n    return x + 1;\n}', "synth"
+    )
+    rng = types.Range(types.Position(1, 0), types.Position(1, 0))
+    [act] = [a for a in present.code_actions("file:///x.c", 1, TEXT, {"f": fn}, Settings(), rng) if "body" in a.title]
+    assert act.title == "Replace the body with `return x + 1;` (2.50x)"
+    new = act.edit.document_changes[0].edits[0].new_text
+    assert new.startswith('__attribute__((target_clones("popcnt", "default")))\nint f(int x) {\n    return x + 1;\n}')
+    assert new.endswith("int g(int y) {\n    return y;\n}\n")

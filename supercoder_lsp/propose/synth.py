@@ -1,0 +1,357 @@
+"""Synthesis proposer: a C expression over the compiler's builtins that computes what a scalar
+function computes, found by enumeration.
+
+For a function of one or two integer parameters with an integer result that reads no memory
+and calls nothing (a bit loop, a clamp), the -O3 original is run on edge and random inputs;
+expressions over the parameters, small constants, C operators and builtins (popcount,
+count trailing/leading zeros with the zero case defined, byte swap, parity, min/max,
+comparisons) are enumerated bottom up, smallest first, keeping one expression per vector of
+outputs (observational equivalence, as enumerative synthesizers such as Souper and SyGuS
+solvers do). An expression that gives the original's outputs on every sample becomes a
+candidate: a C function compiled with the project's compiler and flags (plus the CPU
+features its builtins want on this machine), then verified and timed like any other.
+A counterexample from verification (the failing input in the rejection) joins the samples
+for the next round (CEGIS), so a wrong guess is not proposed twice.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from .. import build
+from ..asm.cut import FunctionMissing, cut_function
+from ..asm.features import cpu_flags
+from ..model import Candidate, CType, SourceChange
+from ..verify.sandbox import run_limited
+from .base import ProposalRequest
+
+MAX_SIZE = 5  # nodes of an expression
+N_RANDOM = 400  # random samples besides the edge values
+TIME_BUDGET = 4.0  # seconds of enumeration per round
+
+
+@dataclass(frozen=True)
+class Expr:
+    """An expression over W-bit unsigned values; `c` is its C text over uint64_t/uint32_t."""
+
+    c: str
+    size: int
+    needs: frozenset[str] = frozenset()  # CPU features its builtins use best: popcnt, lzcnt, bmi (tzcnt)
+
+
+def _scalar(t: CType) -> bool:
+    return t.kind in ("int", "bool") and t.bits in (8, 16, 32, 64)
+
+
+def _ctype(t: CType) -> str:
+    return "_Bool" if t.kind == "bool" else f"{'' if t.signed else 'u'}int{t.bits}_t"
+
+
+def applicable(request: ProposalRequest) -> str | None:
+    """None when the function is one the synthesizer handles, else why not."""
+    sig = request.function.signature
+    if sig is None or sig.variadic or not 1 <= len(sig.params) <= 2:
+        return "it takes one or two integer parameters only"
+    if not all(_scalar(p.type) for p in sig.params) or not _scalar(sig.ret):
+        return "its parameters and result must be integers"
+    asm = request.baseline_asm
+    if re.search(r"\bcall|\bjmp\s+[A-Za-z_]|\(%rip\)", asm):
+        return "it calls functions or reads memory"
+    return None
+
+
+class Samples:
+    """Inputs (as W-bit unsigned values of each parameter) and the original's result on each."""
+
+    def __init__(self, names: list[str], bits: list[int], signed: list[bool], ret_bits: int):
+        self.names, self.bits, self.signed, self.ret_bits = names, bits, signed, ret_bits
+        self.inputs: list[tuple[int, ...]] = []
+        self.outputs: list[int] = []
+
+    def width(self) -> int:
+        return 64 if max([*self.bits, self.ret_bits]) > 32 else 32
+
+    def promoted(self, k: int) -> list[int]:
+        """Parameter k of every sample as C promotes it to the working width (sign- or zero-extended)."""
+        w, b = self.width(), self.bits[k]
+        out = []
+        for inp in self.inputs:
+            v = inp[k] & ((1 << b) - 1)
+            if self.signed[k] and v >> (b - 1):
+                v -= 1 << b
+            out.append(v & ((1 << w) - 1))
+        return out
+
+
+def _edge_values(bits: int, signed: bool) -> list[int]:
+    m = (1 << bits) - 1
+    vals = {0, 1, 2, 3, 4, 5, 7, 8, 15, 16, 255, m, m - 1, 1 << (bits - 1), (1 << (bits - 1)) - 1}
+    vals |= {(1 << e) + d for e in range(bits) for d in (-1, 0, 1)}
+    return sorted(v & m for v in vals)
+
+
+def _random_value(rng: random.Random, bits: int) -> int:
+    b = rng.choice([bits, bits, rng.randint(1, bits)])
+    return rng.getrandbits(b)
+
+
+def _sample_inputs(bits: list[int], signed: list[bool], seed: int) -> list[tuple[int, ...]]:
+    rng = random.Random(seed)
+    edges = [_edge_values(b, s) for b, s in zip(bits, signed, strict=True)]
+    base: list[tuple[int, ...]]
+    if len(bits) == 1:
+        base = [(v,) for v in edges[0]]
+    else:
+        base = [(a, b) for a in edges[0][:24] for b in edges[1][:24]]
+    return base + [tuple(_random_value(rng, b) for b in bits) for _ in range(N_RANDOM)]
+
+
+def run_original(request: ProposalRequest, inputs: list[tuple[int, ...]], workdir: Path) -> list[int] | None:
+    """The -O3 original's result on each input, or None when it cannot be run on them all."""
+    sig = request.function.signature
+    assert sig is not None
+    name = request.function.name
+    params = ", ".join(_ctype(p.type) for p in sig.params)
+    args = ", ".join(f"({_ctype(p.type)})v[{k}]" for k, p in enumerate(sig.params))
+    workdir.mkdir(parents=True, exist_ok=True)
+    fmt = " ".join(["%llu"] * len(sig.params))
+    ptrs = ", ".join(f"&v[{k}]" for k in range(len(sig.params)))
+    driver = workdir / "sample.c"
+    driver.write_text(
+        "#include <stdint.h>\n#include <stdio.h>\n"
+        f"extern {_ctype(sig.ret)} {name}({params});\n"
+        "int main(void) {\n  unsigned long long v[2] = {0, 0};\n"
+        f'  while (scanf("{fmt}", {ptrs}) == {len(sig.params)})\n'
+        f'    printf("%llu\\n", (unsigned long long){name}({args}));\n'
+        "  return 0;\n}\n"
+    )
+    try:
+        build.assemble(request.baseline_asm, workdir / "original.o")
+        build.run_tool(["gcc", "-O1", "-w", "-c", str(driver), "-o", str(workdir / "sample.o")], "compile sampler")
+        build.link([workdir / "sample.o", workdir / "original.o"], workdir / "sample")
+    except build.BuildError:
+        return None
+    stdin = workdir / "samples.in"
+    stdin.write_text("\n".join(" ".join(str(v) for v in inp) for inp in inputs) + "\n")
+    r = run_limited([str(workdir / "sample")], timeout=20, stdin_path=str(stdin))
+    lines = r.stdout.split()
+    if r.returncode != 0 or r.timed_out or len(lines) != len(inputs):
+        return None
+    mask = (1 << sig.ret.bits) - 1
+    return [int(x) & mask for x in lines]
+
+
+def _leaves(s: Samples) -> list[tuple[Expr, tuple[int, ...]]]:
+    w = s.width()
+    ut = f"uint{w}_t"
+    out = []
+    for k, name in enumerate(s.names):
+        same = s.bits[k] == w and not s.signed[k]
+        out.append((Expr(name if same else f"(({ut}){name})", 1), tuple(s.promoted(k))))
+    suffix = "u" if w == 32 else "ull"
+    for c in sorted({0, 1, 2, 3, 7, 8, 15, 16, 31, 32, 63, 64, (1 << w) - 1, w - 1, w}):
+        out.append((Expr(f"{c}{suffix}", 1), tuple(c for _ in s.inputs)))
+    return out
+
+
+def _unary(w: int):
+    m = (1 << w) - 1
+    ll = "ll" if w == 64 else ""
+    ut = f"uint{w}_t"
+    return [
+        ("popcount", lambda v: bin(v).count("1"), lambda a: f"(({ut})__builtin_popcount{ll}({a}))", {"popcnt"}),
+        ("parity", lambda v: bin(v).count("1") & 1, lambda a: f"(({ut})__builtin_parity{ll}({a}))", {"popcnt"}),
+        (
+            "ctz",
+            lambda v: (v & -v).bit_length() - 1 if v else w,
+            lambda a: f"({{ {ut} t_ = {a}; t_ ? ({ut})__builtin_ctz{ll}(t_) : ({ut}){w}; }})",
+            {"bmi"},
+        ),
+        (
+            "clz",
+            lambda v: w - v.bit_length(),
+            lambda a: f"({{ {ut} t_ = {a}; t_ ? ({ut})__builtin_clz{ll}(t_) : ({ut}){w}; }})",
+            {"lzcnt"},
+        ),
+        (
+            "bswap",
+            lambda v: int.from_bytes(v.to_bytes(w // 8, "little"), "big"),
+            lambda a: f"(({ut})__builtin_bswap{w}({a}))",
+            set(),
+        ),
+        ("not", lambda v: ~v & m, lambda a: f"(({ut})~{a})", set()),
+        ("neg", lambda v: -v & m, lambda a: f"(({ut})-{a})", set()),
+    ]
+
+
+def _binary(w: int):
+    m = (1 << w) - 1
+    ut, st = f"uint{w}_t", f"int{w}_t"
+
+    def sgn(v: int) -> int:
+        return v - (1 << w) if v >> (w - 1) else v
+
+    return [
+        ("add", lambda a, b: (a + b) & m, lambda x, y: f"(({ut})({x} + {y}))", True),
+        ("sub", lambda a, b: (a - b) & m, lambda x, y: f"(({ut})({x} - {y}))", False),
+        ("mul", lambda a, b: (a * b) & m, lambda x, y: f"(({ut})({x} * {y}))", True),
+        ("and", lambda a, b: a & b, lambda x, y: f"({x} & {y})", True),
+        ("or", lambda a, b: a | b, lambda x, y: f"({x} | {y})", True),
+        ("xor", lambda a, b: a ^ b, lambda x, y: f"({x} ^ {y})", True),
+        ("shl", lambda a, b: (a << b) & m if b < w else None, lambda x, y: f"(({ut})({x} << {y}))", False),
+        ("lshr", lambda a, b: a >> b if b < w else None, lambda x, y: f"({x} >> {y})", False),
+        ("ashr", lambda a, b: (sgn(a) >> b) & m if b < w else None, lambda x, y: f"(({ut})(({st}){x} >> {y}))", False),
+        ("umin", min, lambda x, y: f"({x} < {y} ? {x} : {y})", True),
+        ("umax", max, lambda x, y: f"({x} > {y} ? {x} : {y})", True),
+        (
+            "smin",
+            lambda a, b: a if sgn(a) < sgn(b) else b,
+            lambda x, y: f"(({st}){x} < ({st}){y} ? {x} : {y})",
+            True,
+        ),
+        (
+            "smax",
+            lambda a, b: a if sgn(a) > sgn(b) else b,
+            lambda x, y: f"(({st}){x} > ({st}){y} ? {x} : {y})",
+            True,
+        ),
+        ("eq", lambda a, b: int(a == b), lambda x, y: f"(({ut})({x} == {y}))", True),
+        ("ult", lambda a, b: int(a < b), lambda x, y: f"(({ut})({x} < {y}))", False),
+        ("slt", lambda a, b: int(sgn(a) < sgn(b)), lambda x, y: f"(({ut})(({st}){x} < ({st}){y}))", False),
+    ]
+
+
+def enumerate_expr(s: Samples, budget: float = TIME_BUDGET) -> Expr | None:
+    """The smallest expression whose low result bits equal the original's on every sample."""
+    w = s.width()
+    rmask = (1 << s.ret_bits) - 1
+    target = tuple(s.outputs)
+    by_size: dict[int, list[tuple[Expr, tuple[int, ...]]]] = {1: []}
+    seen: set[tuple[int, ...]] = set()
+    deadline = time.monotonic() + budget
+
+    def add(e: Expr, vals: tuple[int, ...]) -> Expr | None:
+        if vals in seen:
+            return None
+        seen.add(vals)
+        by_size.setdefault(e.size, []).append((e, vals))
+        if tuple(v & rmask for v in vals) == target:
+            return e
+        return None
+
+    for e, vals in _leaves(s):
+        if add(e, vals):
+            return e
+    unary, binary = _unary(w), _binary(w)
+    for size in range(2, MAX_SIZE + 1):
+        for _, f, c, needs in unary:
+            for e, vals in by_size.get(size - 1, []):
+                got = add(Expr(c(e.c), size, e.needs | frozenset(needs)), tuple(f(v) for v in vals))
+                if got:
+                    return got
+        for ls in range(1, size - 1):
+            rs = size - 1 - ls
+            for _, f, c, commutative in binary:
+                for le, lv in by_size.get(ls, []):
+                    if time.monotonic() > deadline:
+                        return None
+                    for re_, rv in by_size.get(rs, []):
+                        if commutative and ls > rs:
+                            continue  # b op a was tried as a op b
+                        vals = tuple(f(a, b) for a, b in zip(lv, rv, strict=True))
+                        if None in vals:
+                            continue
+                        got = add(Expr(c(le.c, re_.c), size, le.needs | re_.needs), vals)
+                        if got:
+                            return got
+    return None
+
+
+COUNTEREXAMPLE = re.compile(r"\b(\w+)=(-?\d+)")
+
+
+def _counterexamples(request: ProposalRequest, names: list[str], bits: list[int]) -> list[tuple[int, ...]]:
+    """Inputs on which an earlier synthesized candidate was wrong (from the rejection's detail)."""
+    out = []
+    for fb in request.feedback:
+        if fb.reason != "wrong-output" or not fb.candidate.label.startswith("synth"):
+            continue
+        got = dict(COUNTEREXAMPLE.findall(fb.detail.split(":", 1)[0]))
+        if all(n in got for n in names):
+            out.append(tuple(int(got[n]) & ((1 << b) - 1) for n, b in zip(names, bits, strict=True)))
+    return out
+
+
+TARGETS = {"popcnt": "popcnt", "lzcnt": "abm", "bmi": "bmi1"}  # target name -> /proc/cpuinfo flag
+
+
+class SynthProposer:
+    name = "synth"
+    refinable = True
+    note: str | None = None
+
+    def __init__(self, budget: float = TIME_BUDGET, seed: int = 0x5C0DE):
+        self.budget, self.seed = budget, seed
+        self._extra: dict[str, list[tuple[int, ...]]] = {}
+
+    def settings(self) -> dict:
+        return {"name": self.name, "version": 1, "max_size": MAX_SIZE, "budget": self.budget}
+
+    def propose(self, request: ProposalRequest, n: int) -> Iterator[Candidate]:
+        if applicable(request) is not None:
+            return
+        sig = request.function.signature
+        assert sig is not None
+        names = [p.name for p in sig.params]
+        bits = [p.type.bits if p.type.kind == "int" else 8 for p in sig.params]
+        key = request.function.name
+        self._extra.setdefault(key, []).extend(_counterexamples(request, names, bits))
+        inputs = _sample_inputs(bits, [p.type.signed for p in sig.params], self.seed) + self._extra[key]
+        work = request.workdir / f"synth{request.round}"
+        outputs = run_original(request, inputs, work)
+        if outputs is None:
+            return
+        s = Samples(names, bits, [p.type.signed for p in sig.params], sig.ret.bits)
+        s.inputs, s.outputs = inputs, outputs
+        found = enumerate_expr(s, self.budget)
+        if found is None:
+            return
+        yield from self._candidates(request, found, s.width())
+
+    def _candidates(self, request: ProposalRequest, e: Expr, w: int) -> Iterator[Candidate]:
+        sig = request.function.signature
+        assert sig is not None
+        name = request.function.name
+        params = ", ".join(f"{_ctype(p.type)} {p.name}" for p in sig.params)
+        expr = f"({_ctype(sig.ret)})({e.c})"
+        here = cpu_flags()
+        targets = sorted(t for t in e.needs if TARGETS[t] in here)
+        flags = tuple(f"-m{t}" for t in targets)
+        src = request.workdir / f"synth{request.round}" / f"{name}.c"
+        src.parent.mkdir(parents=True, exist_ok=True)
+        src.write_text(f"#include <stdint.h>\n{_ctype(sig.ret)} {name}({params}) {{\n    return {expr};\n}}\n")
+        try:
+            asm = build.compile_to_asm(src, request.build, src.with_suffix(".s"), extra=flags)
+            cut = cut_function(asm, name)
+        except (build.BuildError, FunctionMissing) as e2:
+            self.note = f"synth: its expression for {name} did not compile: {e2}"
+            return
+        attr = f'__attribute__((target_clones("{",".join(targets)}", "default")))\n' if targets else ""
+        change = SourceChange(
+            "body",
+            f"{attr}{{\n    return {expr};\n}}",
+            "replace the body with this expression (found by synthesis, verified like every candidate)"
+            + (f"; target_clones keeps it running on CPUs without {', '.join(targets)}" if targets else ""),
+        )
+        yield Candidate(
+            name,
+            cut.text,
+            f"synth: {request.build.compiler} {' '.join([*request.build.flags, *flags])}",
+            f"synth_r{request.round}",
+            source_change=change,
+        )
