@@ -20,6 +20,7 @@ class FileContext:
     def __init__(self, path: Path, text: str, cfg: BuildConfig, asm: str, work: Path, tests):
         self.path, self.text, self.cfg, self.asm, self.work, self.tests = path, text, cfg, asm, work, tests
         self._support: Path | None = None
+        self._library_flags: tuple[str, ...] | None = None
         self._program: Path | None = None
         self._rest: dict[str, Path] = {}
         self._compiled: dict[str, CompiledFunction] | None = None
@@ -36,6 +37,12 @@ class FileContext:
             except build.BuildError as e:
                 self.compiled_problem = f"no types from the compiler ({e.what}: {e.output.strip()[:200]})"
         return self._compiled
+
+    def library_flags(self) -> tuple[str, ...]:
+        """The project's link flags as a harness can use them (build.library_flags)."""
+        if self._library_flags is None:
+            self._library_flags = build.library_flags(self.cfg.ldflags, self.work / "libs")
+        return self._library_flags
 
     def support_object(self) -> Path:
         """The file's own object with its function and main made weak, so a

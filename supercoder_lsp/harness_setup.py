@@ -33,6 +33,7 @@ def build_harness(ctx: FileContext, fn: CFunction, plan: Plan, base_obj: Path, f
             support_objs=support,
             states=rec.states if support else [],
             recorded=rec.inputs,
+            link_flags=ctx.library_flags(),
         )
         try:
             h.prepare(base_obj)
@@ -49,7 +50,7 @@ def build_harness(ctx: FileContext, fn: CFunction, plan: Plan, base_obj: Path, f
             if h.base_seconds > 5
             else ""
         )
-        cov = measure_coverage(h, ctx.path, ctx.cfg, fdir / "coverage")
+        cov = measure_coverage(h, ctx.path, ctx.cfg, fdir / "coverage", ctx.library_flags())
         if isinstance(cov, Coverage):
             h.coverage = cov
         ran = f"; {cov.describe()}" if isinstance(cov, Coverage) else f"; {cov}"

@@ -308,6 +308,7 @@ class Pipeline:
                     self.opts.rounds,
                     min_speedup=self.opts.min_speedup,
                     recorded=rec.inputs or None,
+                    link_flags=ctx.library_flags(),
                 ),
                 support_objs,
             )
@@ -339,7 +340,9 @@ class Pipeline:
         self.progress(fn.name, "probe buffer sizes")
         for support in ((), (ctx.support_object(),)):
             try:
-                return probe_sizes(plan, fn.name, base_obj, fdir / "probe", support, self.opts.seed)
+                return probe_sizes(
+                    plan, fn.name, base_obj, fdir / "probe", support, self.opts.seed, ctx.library_flags()
+                )
             except build.BuildError as e:
                 last = e
         return Plan(False, f"its buffer sizes could not be probed: {last.what}: {last.output[-300:]}", [], None)

@@ -1,6 +1,15 @@
 """Build stage: flags for a file, and the compiler/assembler/linker calls."""
 
-from .compile import BuildError, assemble, compile_object, compile_to_asm, link, objcopy, run_tool
+from .compile import (
+    BuildError,
+    assemble,
+    compile_object,
+    compile_to_asm,
+    library_flags,
+    link,
+    objcopy,
+    run_tool,
+)
 from .flags import ConfigError, resolve
 
 __all__ = [
@@ -10,6 +19,7 @@ __all__ = [
     "assemble",
     "compile_object",
     "compile_to_asm",
+    "library_flags",
     "link",
     "objcopy",
     "resolve",

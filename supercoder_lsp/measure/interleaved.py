@@ -95,6 +95,7 @@ class TimingSetup:
     min_speedup: float = 1.02
     budget_s: float = 6.0  # per alignment; past it, the run stops after 6 rounds
     recorded: RecordedInputs | None = None  # the program's own calls: timed instead of random inputs
+    link_flags: tuple[str, ...] = ()  # what the function needs from the rest of the project (libraries)
 
 
 class TimingError(RuntimeError):
@@ -192,12 +193,13 @@ class InterleavedTimer:
                 self._objects(cand_asm, tag, off, "sc_t2"),
             ]
             exes[off] = self.dir / f"{tag}.timing.off{off}"
-            build.link([self.dir / "timing.o", *objs, *self.support], exes[off])
+            build.link([self.dir / "timing.o", *objs, *self.support], exes[off], extra=self.s.link_flags)
             if off not in self._reference:  # the same link with the original in the candidate's place
                 self._reference[off] = self.dir / f"reference.timing.off{off}"
                 build.link(
                     [self.dir / "timing.o", *objs[:2], self._objects(base_asm, "base", off, "sc_t2"), *self.support],
                     self._reference[off],
+                    extra=self.s.link_flags,
                 )
             load_time = check_linked(exes[off], self._reference[off])
             if load_time:

@@ -116,7 +116,14 @@ def _gcov(gcda: Path, function: str) -> dict[int, int]:
     return _lines_of(p.stdout, function)
 
 
-def measure(h: FunctionHarness, src: Path, cfg: BuildConfig, workdir: Path) -> Coverage | str:
+def _undefined(obj: Path) -> list[str]:
+    p = subprocess.run(["nm", "--undefined-only", str(obj)], capture_output=True, text=True, timeout=60)
+    return [ln.split()[-1] for ln in p.stdout.splitlines() if ln.split()]
+
+
+def measure(
+    h: FunctionHarness, src: Path, cfg: BuildConfig, workdir: Path, link_flags: tuple[str, ...] = ()
+) -> Coverage | str:
     """The function's line coverage under its harness's inputs, or why it could not be measured."""
     if cfg.compiler not in ("gcc", "cc") and not Path(cfg.compiler).name.startswith(("gcc", "cc")):
         return f"coverage is measured with gcc's gcov; the project compiles with {cfg.compiler}"
@@ -131,10 +138,14 @@ def measure(h: FunctionHarness, src: Path, cfg: BuildConfig, workdir: Path) -> C
             cwd=cfg.directory,
         )
         build.objcopy(obj, f"--redefine-sym={h.name}=sc_fn", "--globalize-symbol=sc_fn", "--weaken-symbol=main")
-        try:  # the file alone first: the program's other objects (--ldflags) may bring a main of their own
-            exe = h.link_original(obj, "coverage", extra=("--coverage",))
+        try:
+            exe = h.link_original(obj, "coverage", extra=("--coverage", *link_flags))
         except build.BuildError:
-            exe = h.link_original(obj, "coverage", extra=("--coverage", *cfg.ldflags))
+            # what the rest of the file calls in other files need not exist (the function itself links:
+            # its harness did); gcov's own symbols must, from libgcov
+            weak = [f"--weaken-symbol={s}" for s in _undefined(obj) if not s.startswith("__gcov")]
+            build.objcopy(obj, *weak)
+            exe = h.link_original(obj, "coverage", extra=("--coverage", *link_flags))
         gcda = obj.with_suffix(".gcda")
         generated = h.n_inputs - h.n_recorded
         h.run_original(exe, generated, MODE_UNSANDBOXED)

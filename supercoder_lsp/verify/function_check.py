@@ -117,6 +117,7 @@ class FunctionHarness:
         min_timeout: float = 5.0,
         states: list | None = None,
         recorded: RecordedInputs | None = None,
+        link_flags: tuple[str, ...] = (),
     ):
         self.dir = Path(workdir)
         self.dir.mkdir(parents=True, exist_ok=True)
@@ -135,7 +136,8 @@ class FunctionHarness:
         self.n_states = 0
         self.recorded = recorded if recorded else None  # the program's own calls, replayed after the generated inputs
         self.n_recorded = len(recorded) if recorded else 0
-        self.coverage: Coverage | None = None  # verify/coverage.Coverage, once measured (harness_setup.py)
+        self.coverage: Coverage | None = None
+        self.link_flags = link_flags  # what the function needs from the rest of the project (libraries)  # verify/coverage.Coverage, once measured (harness_setup.py)
 
     def _globals_visible(self, obj: Path, i: int) -> Path:
         """A copy of a support object (the rest of the file) whose writable data the harness
@@ -170,7 +172,7 @@ class FunctionHarness:
         renamed = self.dir / f"{tag}.impl.o"
         rename_symbol(impl_obj, renamed, self.name, HARNESS_SYMBOL)
         exe = self.dir / f"{tag}.harness"
-        build.link([self.dir / "harness.o", self.dir / "tramp.o", renamed, *self.support], exe)
+        build.link([self.dir / "harness.o", self.dir / "tramp.o", renamed, *self.support], exe, extra=self.link_flags)
         return exe
 
     def link_original(self, obj: Path, tag: str, extra: tuple[str, ...] = ()) -> Path:

@@ -22,7 +22,13 @@ PROBE_RANDOM = 600  # random inputs per probe, besides the edge values
 
 
 def probe_sizes(
-    plan: Plan, name: str, base_obj: Path, workdir: Path, support: tuple[Path, ...] = (), seed: int = 0x5C0DE
+    plan: Plan,
+    name: str,
+    base_obj: Path,
+    workdir: Path,
+    support: tuple[Path, ...] = (),
+    seed: int = 0x5C0DE,
+    link_flags: tuple[str, ...] = (),
 ) -> Plan:
     """`plan` with every array that has no length parameter given the length the original touches,
     or an unsupported plan that says why. Raises BuildError when a probe does not link."""
@@ -30,7 +36,9 @@ def probe_sizes(
     for k, p in enumerate(out.params):
         if not p.probe:
             continue
-        h = FunctionHarness(workdir / str(k), name, out, n_random=PROBE_RANDOM, seed=seed, support_objs=support)
+        h = FunctionHarness(
+            workdir / str(k), name, out, n_random=PROBE_RANDOM, seed=seed, support_objs=support, link_flags=link_flags
+        )
         exe = h.build_original(base_obj)  # built once: each run sets the length (SC_PROBE_LEN)
 
         def inside(n: int, k: int = k, h: FunctionHarness = h, exe: Path = exe) -> tuple[bool, int, int]:

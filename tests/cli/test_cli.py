@@ -347,17 +347,34 @@ def test_a_library_file_records_the_calls_of_the_program_it_is_linked_into(tmp_p
     the right tag and run a third of tagged_sum; the program's own calls, recorded while it runs the
     bench input, run all of it, and the report says which inputs came from where."""
     lib = FIXTURES / "cli" / "library"
-    subprocess.run(["gcc", "-O2", "-c", str(lib / "main.c"), "-o", str(tmp_path / "main.o")], check=True)
+    for src in ("main", "mix"):
+        subprocess.run(["gcc", "-O2", "-c", str(lib / f"{src}.c"), "-o", str(tmp_path / f"{src}.o")], check=True)
     (tmp_path / "in.txt").write_text("".join(chr(32 + i * 7 % 90) for i in range(3000)))
     (tmp_path / "empty").mkdir()
-    args = (str(lib / "lib.c"), "--proposer", "replay", "--candidates", "empty", "--inputs", "1000")
+    args = (str(lib / "lib.c"), "--proposer", "replay", "--candidates", "empty", "--inputs", "1000", "-f", "tagged_sum")
     [alone] = run_json(*args, cwd=tmp_path)["functions"]
     assert alone["coverage"]["recorded"] == 0 and alone["coverage"]["percent"] < 70, alone["coverage"]  # under-tested
-    data = run_json(*args, "--ldflags", "main.o", "--bench-input", "in.txt", cwd=tmp_path)
+    data = run_json(*args, "--ldflags", "main.o mix.o", "--bench-input", "in.txt", cwd=tmp_path)
     [fn] = data["functions"]
     assert fn["coverage"]["recorded"] > 0 and fn["coverage"]["percent"] == 100, fn["coverage"]
     assert fn["coverage"]["generated_percent"] == alone["coverage"]["percent"]
     assert "recorded from the program's own calls" in fn["harness"], fn["harness"]
+
+
+def test_a_function_that_calls_another_file_of_its_library_links_with_the_library(tmp_path):
+    """mixed_sum calls mix_word from mix.c: its harness needs libmix.a. --ldflags names the program's main
+    object too, which the harness (a program with a main of its own) leaves out."""
+    lib = FIXTURES / "cli" / "library"
+    for src in ("main", "mix"):
+        subprocess.run(["gcc", "-O2", "-c", str(lib / f"{src}.c"), "-o", str(tmp_path / f"{src}.o")], check=True)
+    subprocess.run(["ar", "rcs", str(tmp_path / "libmix.a"), str(tmp_path / "mix.o")], check=True)
+    (tmp_path / "in.txt").write_text("".join(chr(32 + i * 7 % 90) for i in range(3000)))
+    (tmp_path / "empty").mkdir()
+    args = (str(lib / "lib.c"), "--proposer", "replay", "--candidates", "empty", "--inputs", "1000", "-f", "mixed_sum")
+    [alone] = run_json(*args, cwd=tmp_path)["functions"]
+    assert "could not be linked" in alone["harness"] and "mix_word" in alone["harness"], alone["harness"]
+    [fn] = run_json(*args, "--ldflags", "main.o libmix.a", "--bench-input", "in.txt", cwd=tmp_path)["functions"]
+    assert fn["coverage"] and fn["coverage"]["recorded"] > 0 and fn["coverage"]["percent"] == 100, fn["harness"]
 
 
 def test_a_function_that_prints_is_not_judged_by_its_return_value():
