@@ -14,6 +14,7 @@ candidate must not crash where the original does not.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import struct
 import tempfile
@@ -218,10 +219,7 @@ class FunctionHarness:
                     "bound them (--bound FUNC.PARAM=LOW:HIGH or [bounds.FUNC] in .supercoder.toml)"
                 )
             if r.run.returncode != 0:
-                raise RuntimeError(
-                    f"the -O3 baseline itself fails in the harness ({r.run.stderr.strip() or r.run.returncode}); "
-                    "give input bounds for its parameters (--bound NAME=LOW:HIGH)"
-                )
+                raise RuntimeError(_baseline_failure(r))
             skipped = sum(1 for i in range(len(r.status)) if r.failed(i))
             if rec is None or skipped < rec[1]:
                 rec = (r, skipped, mode)
@@ -424,6 +422,26 @@ class FunctionHarness:
                 0,
             )
         return Check(True, None, f"same results on {self.checked:,} inputs", self.checked)
+
+
+SYSCALL_NAMES = {0: "read", 1: "write", 2: "open", 9: "mmap", 12: "brk", 39: "getpid", 257: "openat", 318: "getrandom"}
+
+
+def _baseline_failure(r: Records) -> str:
+    """Why the -O3 original cannot run in the function harness, and what to do."""
+    err = r.run.stderr.strip()
+    m = re.search(r"forbidden system call (\d+)", err)
+    if m:
+        n = int(m.group(1))
+        name = SYSCALL_NAMES.get(n, f"number {n}")
+        return (
+            f"the -O3 original makes a system call the function harness does not allow ({name}: it allocates "
+            "memory or does I/O, whose effects the harness does not compare); give program tests with --tests DIR"
+        )
+    return (
+        f"the -O3 baseline itself fails in the harness ({err or r.run.returncode}); "
+        "give input bounds for its parameters (--bound NAME=LOW:HIGH)"
+    )
 
 
 def _first_byte_difference(expected: bytes, actual: bytes) -> str:

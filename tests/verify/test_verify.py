@@ -206,3 +206,8 @@ def test_a_struct_pointer_used_as_an_array_is_refused_not_misjudged(tmp_path):
     candidates look wrong; the baseline's self-check (buffers against the other guard) refuses the harness."""
     with pytest.raises(RuntimeError, match="depends on where its buffers lie"):
         make_harness(tmp_path, ZLIKE, "zlike_sum_freq", n_random=2000, compiled_types=True)
+
+
+def test_an_original_that_allocates_says_what_to_do_instead(tmp_path):
+    with pytest.raises(RuntimeError, match="allocates memory or does I/O.*--tests DIR"):
+        make_harness(tmp_path, FIXTURES / "verify" / "noharness" / "alloc.c", "dup_sum", n_random=200)
