@@ -84,16 +84,7 @@ async def first_hint(src: Path, work: Path) -> float | None:
             t[1] = time.perf_counter() - t[0]
             got.set()
 
-    _quiet(client)
-    await client.start_io(sys.executable, "-m", "supercoder_lsp", "--stdio")
-    await client.initialize_async(
-        types.InitializeParams(
-            capabilities=types.ClientCapabilities(),
-            workspace_folders=[types.WorkspaceFolder(uri=work.as_uri(), name="w")],
-            initialization_options={"cacheDir": str(work / "cache-first")},
-        )
-    )
-    client.initialized(types.InitializedParams())
+    await _start_default(client, work, work / "cache-first")
     uri = src.as_uri()
     client.text_document_did_open(
         types.DidOpenTextDocumentParams(
@@ -107,9 +98,7 @@ async def first_hint(src: Path, work: Path) -> float | None:
     except TimeoutError:
         return None
     finally:
-        await client.shutdown_async(None)
-        client.exit(None)
-        await client.stop()
+        await _stop(client)
     return t[1]
 
 
@@ -129,16 +118,7 @@ async def first_results(src: Path, root: Path, work: Path, timeout: float = 600)
         if len(seen) >= 3:
             done.set()
 
-    _quiet(client)
-    await client.start_io(sys.executable, "-m", "supercoder_lsp", "--stdio")
-    await client.initialize_async(
-        types.InitializeParams(
-            capabilities=types.ClientCapabilities(),
-            workspace_folders=[types.WorkspaceFolder(uri=root.as_uri(), name="w")],
-            initialization_options={"cacheDir": str(work / "cache-real")},
-        )
-    )
-    client.initialized(types.InitializedParams())
+    await _start_default(client, root, work / "cache-real")
     t0[0] = time.perf_counter()
     client.text_document_did_open(
         types.DidOpenTextDocumentParams(
@@ -150,10 +130,28 @@ async def first_results(src: Path, root: Path, work: Path, timeout: float = 600)
     except TimeoutError:
         pass
     finally:
-        await client.shutdown_async(None)
-        client.exit(None)
-        await client.stop()
+        await _stop(client)
     return sorted(seen.values())
+
+
+async def _start_default(client: LanguageClient, root: Path, cache: Path) -> None:
+    """A fresh server with default settings (only its own cache), on the workspace `root`."""
+    _quiet(client)
+    await client.start_io(sys.executable, "-m", "supercoder_lsp", "--stdio")
+    await client.initialize_async(
+        types.InitializeParams(
+            capabilities=types.ClientCapabilities(),
+            workspace_folders=[types.WorkspaceFolder(uri=root.as_uri(), name="w")],
+            initialization_options={"cacheDir": str(cache)},
+        )
+    )
+    client.initialized(types.InitializedParams())
+
+
+async def _stop(client: LanguageClient) -> None:
+    await client.shutdown_async(None)
+    client.exit(None)
+    await client.stop()
 
 
 def _quiet(client: LanguageClient) -> None:

@@ -52,9 +52,8 @@ def build_harness(ctx: FileContext, fn: CFunction, plan: Plan, base_obj: Path, f
         )
         cov = measure_coverage(h, ctx.path, ctx.cfg, fdir / "coverage", ctx.library_flags())
         if isinstance(cov, Coverage):
-            h.coverage = cov
-        ran = f"; {cov.describe()}" if isinstance(cov, Coverage) else f"; {cov}"
-        return h, support, f"{h.describe_inputs()} ({describe(plan)}){slow}{_recording_note(rec)}{ran}"
+            h.coverage, cov = cov, cov.describe()
+        return h, support, f"{h.describe_inputs()} ({describe(plan)}){slow}{_recording_note(rec)}; {cov}"
     return None, (), f"the function-level harness could not be linked: {_lines(last.output, 600)}"
 
 

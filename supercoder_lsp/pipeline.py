@@ -40,7 +40,6 @@ from .stopwatch import Stopwatch
 from .verify.coverage import coverage_json
 from .verify.probe import probe_sizes
 from .verify.program import find_tests
-from .verify.program_state import Recording
 from .verify.sandbox import require_sandbox
 
 log = logging.getLogger(__name__)
@@ -295,8 +294,14 @@ class Pipeline:
     ):
         """The function harness (recording the baseline's outputs) and the timing driver, or None for either."""
         self.progress(fn.name, "harness")
-
-        rec = Recording()
+        if plan.supported and any(p.probe for p in plan.params):
+            with sw("harness"):
+                plan = self._probed(ctx, fn, plan, base_obj, fdir)
+        if not plan.supported:
+            res.harness = plan.why
+            return None, None
+        with sw("harness"):
+            rec = program_recording(ctx, fn, plan, base_obj, fdir, self.opts, self.notes)
 
         def make_timer(support_objs: tuple[Path, ...]) -> InterleavedTimer:
             return InterleavedTimer(
@@ -313,14 +318,7 @@ class Pipeline:
                 support_objs,
             )
 
-        if plan.supported and any(p.probe for p in plan.params):
-            with sw("harness"):
-                plan = self._probed(ctx, fn, plan, base_obj, fdir)
-        if not plan.supported:
-            res.harness = plan.why
-            return None, None
         with sw("harness"):
-            rec = program_recording(ctx, fn, plan, base_obj, fdir, self.opts, self.notes)
             # compile the timing driver while the verification harness is built and run
             with ThreadPoolExecutor(max_workers=1) as pool:
                 early = pool.submit(make_timer, ())

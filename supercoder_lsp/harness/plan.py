@@ -98,6 +98,11 @@ def c_int_type(bits: int, signed: bool) -> str:
     return f"{'' if signed else 'u'}int{bits}_t"
 
 
+def scalar_ctype(t: CType) -> str:
+    """The <stdint.h> name of an integer or bool type: "uint32_t", "int64_t", "_Bool"."""
+    return "_Bool" if t.kind == "bool" else c_int_type(t.bits, t.signed)
+
+
 def _scalar(name: str, t: CType) -> ParamPlan | None:
     if t.kind == "bool":
         return ParamPlan(name, "bool", "_Bool", 8, False)

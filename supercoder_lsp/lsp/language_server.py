@@ -14,7 +14,6 @@ from pygls.uris import to_fs_path
 from .. import __version__, build
 from ..hotness import rank
 from ..model import FunctionResult
-from ..selection import choose
 from ..source import parse_functions
 from ..source.replaced import replaced_functions
 from . import present
@@ -181,6 +180,8 @@ class SupercoderServer(LanguageServer):
         """The top functions as the command line chooses them (what the flags compile, the caller that
         holds an inlined helper's code), from a build off the event loop; the text's ranking if the
         file does not build now."""
+        from ..selection import choose  # the build stage: loaded with the first file, not at start-up
+
         ranked = rank(functions, profile=None)
         run = self.settings.run
         try:

@@ -26,6 +26,7 @@ from pathlib import Path
 from .. import build
 from ..asm.cut import FunctionMissing, cut_function
 from ..asm.features import cpu_flags
+from ..harness.plan import scalar_ctype as _ctype
 from ..model import Candidate, CType, SourceChange
 from ..verify.sandbox import run_limited
 from .base import ProposalRequest
@@ -46,10 +47,6 @@ class Expr:
 
 def _scalar(t: CType) -> bool:
     return t.kind in ("int", "bool") and t.bits in (8, 16, 32, 64)
-
-
-def _ctype(t: CType) -> str:
-    return "_Bool" if t.kind == "bool" else f"{'' if t.signed else 'u'}int{t.bits}_t"
 
 
 def applicable(request: ProposalRequest) -> str | None:

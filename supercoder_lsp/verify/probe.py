@@ -40,31 +40,37 @@ def probe_sizes(
             workdir / str(k), name, out, n_random=PROBE_RANDOM, seed=seed, support_objs=support, link_flags=link_flags
         )
         exe = h.build_original(base_obj)  # built once: each run sets the length (SC_PROBE_LEN)
-
-        def inside(n: int, k: int = k, h: FunctionHarness = h, exe: Path = exe) -> tuple[bool, int, int]:
-            return h.stays_inside(exe, {"SC_PROBE_LEN": f"{k}:{n}"})
-
-        ok, ran, failed = inside(PROBE_MAX)
-        if not ok or failed >= ran:
+        hi = _smallest_inside(h, exe, k)
+        if isinstance(hi, str):
             return Plan(
                 False,
-                f"pointer parameter '{p.name}' has no length parameter, and the -O3 original "
-                + (
-                    f"fails on every input even with {PROBE_MAX} elements there"
-                    if ok
-                    else f"touches memory outside {PROBE_MAX} elements there"
-                )
-                + f"; give its length (--bound {name}.{p.name}=N:N) or program tests with --tests DIR",
+                f"pointer parameter '{p.name}' has no length parameter, and the -O3 original {hi}; give its "
+                f"length (--bound {name}.{p.name}=N:N) or program tests with --tests DIR",
                 [],
                 out.ret,
             )
-        lo, hi = 1, PROBE_MAX  # hi: the original stays inside hi elements
-        while lo < hi:
-            mid = (lo + hi) // 2
-            if inside(mid)[0]:
-                hi = mid
-            else:
-                lo = mid + 1
         p.lo = p.hi = p.max_len = hi
         p.probe, p.probed = False, True
     return out
+
+
+def _smallest_inside(h: FunctionHarness, exe: Path, k: int) -> int | str:
+    """The fewest elements of parameter k within which the original stays on every input, or why
+    there is no such length."""
+
+    def inside(n: int) -> tuple[bool, int, int]:
+        return h.stays_inside(exe, {"SC_PROBE_LEN": f"{k}:{n}"})
+
+    ok, ran, failed = inside(PROBE_MAX)
+    if not ok:
+        return f"touches memory outside {PROBE_MAX} elements there"
+    if failed >= ran:
+        return f"fails on every input even with {PROBE_MAX} elements there"
+    lo, hi = 1, PROBE_MAX  # hi: the original stays inside hi elements
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if inside(mid)[0]:
+            hi = mid
+        else:
+            lo = mid + 1
+    return hi

@@ -22,6 +22,7 @@ from pathlib import Path
 
 from .. import build
 from ..harness import include_dir
+from ..harness.plan import scalar_ctype as _ctype
 from ..model import Signature
 from .sandbox import run_limited
 
@@ -34,10 +35,6 @@ class Proof:
     status: str  # "proven", "refuted", "over-budget", "failed"
     detail: str
     counterexample: tuple[int, ...] | None = None
-
-
-def _ctype(t) -> str:
-    return "_Bool" if t.kind == "bool" else f"{'' if t.signed else 'u'}int{t.bits}_t"
 
 
 def domain_bits(sig: Signature | None) -> int | None:
