@@ -72,6 +72,13 @@ def _recording_note(rec: Recording) -> str:
         left.append(f"{ins.too_big:,} not recorded: their buffers are over {MAX_RECORD // 1024} KiB")
     if not ins.calls and not left:
         return f"; the program's runs never called it out of line, so no call was recorded{failed}"
+    if ins.region_bytes:
+        size = sum(ins.region_bytes)
+        amount = f"{size // 1024:,} KiB" if size >= 1024 else f"{size} bytes"
+        left.append(
+            f"in them its struct's pointers were followed into up to {len(ins.region_bytes)} region(s) "
+            f"of the program's memory ({amount}), replayed with every pointer relocated"
+        )
     runs = f"{rec.runs} program run{'s' if rec.runs > 1 else ''}"
     return f"; {ins.calls:,} calls recorded over {runs}{''.join('; ' + x for x in left)}{failed}"
 

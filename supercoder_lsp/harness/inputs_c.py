@@ -118,12 +118,17 @@ def render_inputs(
     random ones are the program's recorded calls (harness/recorded.py; their bytes in the file `blob`)."""
     ps = plan.params
     n = max(len(ps), 1)
+    regions = recorded.region_bytes if recorded else []
     out = [
-        f"#define SC_NP {n}",
-        "typedef struct { uint64_t iv[SC_NP]; double fv[SC_NP]; void *pv[SC_NP]; size_t len[SC_NP]; } sc_input;",
-        "static sc_guard sc_g[SC_NP];",
+        f"#define SC_NP {n}\n#define SC_NR {max(len(regions), 1)}",
+        "typedef struct { uint64_t iv[SC_NP]; double fv[SC_NP]; void *pv[SC_NP]; size_t len[SC_NP];",
+        "    /* a deep recorded call (harness/recorded.py): buffer bytes, where the program had them, its regions */",
+        "    size_t pbytes[SC_NP]; uint64_t pa[SC_NP]; void *rp[SC_NR]; size_t rlen[SC_NR]; uint64_t ra[SC_NR];",
+        "    uint32_t nr, deep; } sc_input;",
+        "static sc_guard sc_g[SC_NP], sc_rg[SC_NR];",
         "static int sc_flip_sides __attribute__((unused)); /* every buffer against its other guard (a self-check) */",
     ]
+    out.append(DEEP_C)
     out += pointer_fields(plan)
     out.append(render_replay(plan, recorded, blob))
     radices = []
@@ -154,6 +159,8 @@ def render_inputs(
             size = f"sizeof({p.element.ctype})" if p.role == "array" else "1"
             most = recorded.max_bytes.get(k, 0) if recorded else 0
             out.append(f"    sc_guard_init(&sc_g[{k}], sc_max(({p.max_len} + 4) * {size}, {most}));")
+    for j, most in enumerate(regions):
+        out.append(f"    sc_guard_init(&sc_rg[{j}], {most} + 64);")
     out.append("}")
     out.append("static void sc_gen(uint64_t i, sc_input *in) {")
     out.append("    sc_rng r = { sc_mix(SC_SEED ^ (i * 0xd1342543de82ef95ULL)) };")
@@ -196,6 +203,62 @@ def render_inputs(
     return "\n".join(out)
 
 
+DEEP_C = r"""
+/* Buffer b of a deep recorded call: parameter b, or region b - SC_NP; its bytes. */
+static unsigned char *sc_deep_buf(const sc_input *in, unsigned b, size_t *len) {
+    if (b < SC_NP) { *len = in->pv[b] ? in->pbytes[b] : 0; return in->pv[b]; }
+    *len = in->rlen[b - SC_NP]; return in->rp[b - SC_NP];
+}
+/* the program's address of buffer b: the phase of its 8-byte words */
+static uint64_t sc_deep_orig(const sc_input *in, unsigned b) { return b < SC_NP ? in->pa[b] : in->ra[b - SC_NP]; }
+/* which buffer (at the addresses `at`) holds w, and where; one past a buffer's end if no buffer holds it */
+static int sc_deep_find(const sc_input *in, const uint64_t *at, uint64_t w, uint64_t *off) {
+    unsigned nb = SC_NP + in->nr; size_t len; int end = -1;
+    for (unsigned b = 0; b < nb; b++) {
+        sc_deep_buf(in, b, &len);
+        if (!at[b] || !len || w < at[b] || w > at[b] + len) continue;
+        if (w < at[b] + len) { *off = w - at[b]; return (int)b; }
+        if (end < 0) end = (int)b;
+    }
+    if (end >= 0) { sc_deep_buf(in, (unsigned)end, &len); *off = len; }
+    return end;
+}
+/* every 8-byte word of the buffers that held an address in buffer j (at `from`) now points there in this copy */
+static void __attribute__((unused)) sc_relocate(sc_input *in, const uint64_t *from) {
+    unsigned nb = SC_NP + in->nr;
+    for (unsigned b = 0; b < nb; b++) {
+        size_t len; unsigned char *p = sc_deep_buf(in, b, &len);
+        for (size_t o = (8 - (sc_deep_orig(in, b) & 7)) & 7; p && o + 8 <= len; o += 8) {
+            uint64_t w, off; memcpy(&w, p + o, 8);
+            int j = sc_deep_find(in, from, w, &off);
+            if (j < 0) continue;
+            size_t jl; w = (uint64_t)(uintptr_t)sc_deep_buf(in, (unsigned)j, &jl) + off; memcpy(p + o, &w, 8);
+        }
+    }
+}
+/* The hash of every buffer of a deep call: an address inside one of them counts as (buffer, offset),
+ * so where the function leaves a pointer is compared, never the address itself. */
+static uint64_t __attribute__((unused)) sc_hash_deep(uint64_t h, const sc_input *in) {
+    uint64_t at[SC_NP + SC_NR] = {0}; unsigned nb = SC_NP + in->nr;
+    for (unsigned b = 0; b < nb; b++) { size_t len; at[b] = (uint64_t)(uintptr_t)sc_deep_buf(in, b, &len); }
+    for (unsigned b = 0; b < nb; b++) {
+        size_t len, o = 0; const unsigned char *p = sc_deep_buf(in, b, &len);
+        if (!p) continue;
+        size_t first = (8 - (sc_deep_orig(in, b) & 7)) & 7;
+        for (; o < first && o < len; o++) { h ^= p[o]; h *= 0x100000001b3ULL; }
+        for (; o + 8 <= len; o += 8) {
+            uint64_t w, off; memcpy(&w, p + o, 8);
+            int j = sc_deep_find(in, at, w, &off);
+            if (j >= 0) w = (0x5CA1ULL << 48) ^ ((uint64_t)j << 40) ^ off;
+            h ^= w; h *= 0x100000001b3ULL; h ^= h >> 29;
+        }
+        for (; o < len; o++) { h ^= p[o]; h *= 0x100000001b3ULL; }
+    }
+    return h;
+}
+"""
+
+
 def pointer_fields(plan: Plan) -> list[str]:
     """For each struct parameter with pointer fields, `sc_nullptrs<k>(p)`: set them to NULL. Inputs get NULL
     there, and both harnesses clear them again before comparing: addresses differ between processes, so
@@ -208,6 +271,21 @@ def pointer_fields(plan: Plan) -> list[str]:
                 f"static void sc_nullptrs{k}(void *p) {{ for (size_t t = 0; t < sizeof sc_ptr{k} / sizeof sc_ptr{k}[0]; t++)"
                 f" memset((char *)p + sc_ptr{k}[t], 0, 8); }}"
             )
+    # a deep call: the struct's pointer fields that point into no buffer of the call (a string constant, a
+    # function) are cleared like the fields of a generated struct; the rest are compared as (buffer, offset)
+    out.append("static void __attribute__((unused)) sc_clear_loose(sc_input *in) {")
+    out.append("    uint64_t at[SC_NP + SC_NR] = {0}, w, off; size_t len;")
+    out.append(
+        "    for (unsigned b = 0; b < SC_NP + in->nr; b++) at[b] = (uint64_t)(uintptr_t)sc_deep_buf(in, b, &len);"
+    )
+    for k, p in enumerate(plan.params):
+        if p.null_offsets:
+            out.append(
+                f"    for (size_t t = 0; in->pv[{k}] && t < sizeof sc_ptr{k} / sizeof sc_ptr{k}[0]; t++) {{"
+                f" unsigned char *f = (unsigned char *)in->pv[{k}] + sc_ptr{k}[t]; memcpy(&w, f, 8);"
+                " if (sc_deep_find(in, at, w, &off) < 0) memset(f, 0, 8); }"
+            )
+    out.append("}")
     return out
 
 

@@ -14,6 +14,19 @@ A record, in 8-byte words: magic, total bytes, then per parameter its value, or 
 pointer its byte count (all ones for NULL) and the bytes, padded to 8. The harness
 replays each unique record as one more input: the same scalars, the bytes in guarded
 buffers of their own (a struct's pointer fields NULL, as for generated inputs).
+
+A struct parameter with pointer fields (zlib's `z_stream *strm`, whose `state` points to a
+private struct that points back to the stream and owns a window) is recorded deep: after
+the parameters come every pointer parameter's address in the program, then the regions
+its pointers reach, breadth first to depth 2: every aligned word of the struct, and of a
+region at depth 1, that holds an address the program can read (outside its code) and not
+inside memory already kept starts a region of up to 64 KiB, as far as the memory is
+readable; per region its address, byte count and bytes. The replay places each region at
+the program's alignment in a guarded buffer of its own, then relocates every aligned word
+that held an address inside a kept buffer (one past its end included) to the same offset
+in its copy: the struct's `state` points to the copied state, whose `strm` points back to
+the copied stream. Outputs are compared with such words as (buffer, offset), so where the
+function leaves its pointers is compared, never an address itself.
 """
 
 from __future__ import annotations
@@ -28,9 +41,11 @@ RECORD_MAGIC = 0x5CA65
 TOO_BIG = 0x5CA66  # a call not recorded: its buffers exceed MAX_RECORD
 UNREADABLE = 0x5CA67  # a call not recorded: a buffer shorter than its length parameter says
 NULL = (1 << 64) - 1
-MAX_RECORD = 256 << 10  # bytes of one call's record
+MAX_RECORD = 512 << 10  # bytes of one call's record
 MAX_RECORDED = 256  # unique records replayed
-MAX_BLOB = 4 << 20  # bytes of all of them
+MAX_BLOB = 16 << 20  # bytes of all of them
+REGION_CAP = 64 << 10  # bytes of one region a struct's pointers reach, at most
+MAX_REGIONS = 32  # regions of one record
 GPR = (22, 21, 20, 19, 18, 17)  # rdi, rsi, rdx, rcx, r8, r9 in the stub's saved block (harness/sc_record.S)
 
 
@@ -41,6 +56,7 @@ class RecordedInputs:
     blob: bytes = b""
     offsets: list[int] = field(default_factory=list)
     max_bytes: dict[int, int] = field(default_factory=dict)
+    region_bytes: list[int] = field(default_factory=list)  # deep records: the largest region j of any record
     calls: int = 0  # records read before de-duplication
     too_big: int = 0  # calls sampled but not recorded, and why
     unreadable: int = 0
@@ -73,10 +89,65 @@ def _elem_size(p: ParamPlan) -> int:
     return max(p.element.bits // 8, 1) if p.role == "array" else 1
 
 
+def is_deep(plan: Plan) -> bool:
+    """Recorded with the memory its pointers reach: a struct parameter that has pointer fields."""
+    return any(p.record and p.null_offsets for p in plan.params)
+
+
+_DEEP_C = f"""
+#define SC_REGION_CAP {REGION_CAP}ULL
+#define SC_MAX_KEPT ({MAX_REGIONS} + 16)
+extern char __executable_start[] __attribute__((weak)), etext[] __attribute__((weak));
+static uint64_t kept_at[SC_MAX_KEPT], kept_len[SC_MAX_KEPT], kept_pos[SC_MAX_KEPT];
+static int kept_scan[SC_MAX_KEPT], nkept;
+static void sc_keep(uint64_t at, uint64_t len, uint64_t pos, int scan) {{
+    if (nkept < SC_MAX_KEPT) {{ kept_at[nkept] = at; kept_len[nkept] = len; kept_pos[nkept] = pos; kept_scan[nkept++] = scan; }}
+}}
+/* as much of [at, at + cap) as is readable, page by page */
+static uint64_t sc_read_upto(unsigned char *dst, uint64_t at, uint64_t cap) {{
+    struct iovec l = {{ dst, cap }}, r[17];
+    int n = 0;
+    for (uint64_t a = at; a < at + cap && n < 17; n++) {{
+        uint64_t end = (a | 4095) + 1; if (end > at + cap) end = at + cap;
+        r[n].iov_base = (void *)a; r[n].iov_len = end - a; a = end;
+    }}
+    ssize_t got = process_vm_readv(getpid(), &l, 1, r, n, 0);
+    return got > 0 ? (uint64_t)got : 0;
+}}
+/* the regions the kept structs point to: their count, then per region address, bytes, data */
+static int sc_record_regions(uint64_t *pos) {{
+    uint64_t count_at = *pos; *pos += 8;
+    uint64_t n = 0, nparams = (uint64_t)nkept;
+    for (int b = 0; b < nkept; b++) {{
+        if (!kept_scan[b]) continue;
+        uint64_t at = kept_at[b], len = kept_len[b];
+        for (uint64_t off = (8 - (at & 7)) & 7; off + 8 <= len; off += 8) {{
+            uint64_t w; memcpy(&w, sc_buf + kept_pos[b] + off, 8);
+            if (w < 4096 || w >= (1ULL << 47)) continue;
+            if (__executable_start && etext && w >= (uint64_t)(uintptr_t)__executable_start && w < (uint64_t)(uintptr_t)etext) continue;
+            int inside = 0;
+            for (int j = 0; j < nkept && !inside; j++) inside = w >= kept_at[j] && w <= kept_at[j] + kept_len[j];
+            if (inside || n >= {MAX_REGIONS} || nkept >= SC_MAX_KEPT) continue;
+            if (*pos + 16 + 4096 > SC_MAX_RECORD) continue; /* full: the regions kept so far */
+            uint64_t cap = SC_MAX_RECORD - *pos - 16; if (cap > SC_REGION_CAP) cap = SC_REGION_CAP;
+            uint64_t got = sc_read_upto(sc_buf + *pos + 16, w, cap);
+            if (!got) continue;
+            memcpy(sc_buf + *pos, &w, 8); memcpy(sc_buf + *pos + 8, &got, 8);
+            sc_keep(w, got, *pos + 16, b < (int)nparams);  /* depth 1 is scanned, depth 2 is not */
+            *pos += 16 + ((got + 7) & ~(uint64_t)7); n++;
+        }}
+    }}
+    memcpy(sc_buf + count_at, &n, 8);
+    return 1;
+}}
+"""
+
+
 def render_recorder(plan: Plan) -> str:
     """C for the recording program: `void sc_record_args(const uint64_t *g)`, called by the stub."""
     regs = _slots(plan)
-    body = []
+    deep = is_deep(plan)
+    body = ["    nkept = 0;"] if deep else []
     for k, p in enumerate(plan.params):
         if p.role in ("int", "bool", "length", "float"):
             body.append(f"    put(&pos, {regs[k]});")
@@ -96,8 +167,13 @@ def render_recorder(plan: Plan) -> str:
             "      if (!p) { put(&pos, (uint64_t)-1); } else {"
             f" if (n > SC_MAX_RECORD || pos + 8 + n + 8 > SC_MAX_RECORD) {{ sc_skip(fd, {TOO_BIG}); return; }}"
             f" put(&pos, n); if (!sc_read(sc_buf + pos, p, n)) {{ sc_skip(fd, {UNREADABLE}); return; }}"
-            " pos += (n + 7) & ~(uint64_t)7; } }"
+            + (f" sc_keep((uint64_t)(uintptr_t)p, n, pos, {int(bool(p.record))});" if deep else "")
+            + " pos += (n + 7) & ~(uint64_t)7; } }"
         )
+    if deep:  # where each pointer parameter was, then the regions they reach
+        for k, p in enumerate(plan.params):
+            body.append(f"    put(&pos, {regs[k] if p.role in ('array', 'cstring') else '0'});")
+        body.append(f"    if (!sc_record_regions(&pos)) {{ sc_skip(fd, {TOO_BIG}); return; }}")
     return f"""#define _GNU_SOURCE
 #include <stdint.h>
 #include <stdlib.h>
@@ -119,6 +195,7 @@ static uint64_t sc_strlen(const unsigned char *p, uint64_t max) {{
 }}
 static void put(uint64_t *pos, uint64_t v) {{ memcpy(sc_buf + *pos, &v, 8); *pos += 8; }}
 static void sc_skip(int fd, uint64_t why) {{ uint64_t h[2] = {{ why, 16 }}; if (write(fd, h, 16) != 16) return; }}
+{_DEEP_C if deep else ""}
 void sc_record_args(const uint64_t *g) {{
     static uint64_t calls, total;
     static int fd = -2;
@@ -153,14 +230,19 @@ def parse_records(data: bytes, plan: Plan, seen: RecordedInputs | None = None) -
             out.unreadable += magic == UNREADABLE
             continue
         out.calls += 1
-        sizes = _buffer_sizes(rec, plan)
-        if sizes is None or rec in known or len(out.offsets) >= MAX_RECORDED or len(blob) + size > MAX_BLOB:
+        parsed = _buffer_sizes(rec, plan)
+        if parsed is None or rec in known or len(out.offsets) >= MAX_RECORDED or len(blob) + size > MAX_BLOB:
             continue
+        sizes, regions = parsed
         known.add(rec)
         out.offsets.append(len(blob))
         blob += rec
         for k, n in sizes.items():
             out.max_bytes[k] = max(out.max_bytes.get(k, 0), n)
+        for j, n in enumerate(regions):
+            if j == len(out.region_bytes):
+                out.region_bytes.append(0)
+            out.region_bytes[j] = max(out.region_bytes[j], n)
     out.blob = bytes(blob)
     return out
 
@@ -169,8 +251,9 @@ def _size(blob: bytes, at: int) -> int:
     return struct.unpack_from("<Q", blob, at + 8)[0]
 
 
-def _buffer_sizes(rec: bytes, plan: Plan) -> dict[int, int] | None:
-    """Byte count of every non-NULL pointer argument in one record; None when it does not parse."""
+def _buffer_sizes(rec: bytes, plan: Plan) -> tuple[dict[int, int], list[int]] | None:
+    """Byte count of every non-NULL pointer argument in one record, and of every region of a deep
+    record; None when it does not parse."""
     pos, sizes = 16, {}
     for k, p in enumerate(plan.params):
         if pos + 8 > len(rec):
@@ -180,7 +263,22 @@ def _buffer_sizes(rec: bytes, plan: Plan) -> dict[int, int] | None:
         if p.role in ("array", "cstring") and v != NULL:
             sizes[k] = v
             pos += (v + 7) & ~7
-    return sizes if pos == len(rec) else None
+    regions: list[int] = []
+    if is_deep(plan):
+        pos += 8 * len(plan.params)  # where each pointer parameter was
+        if pos + 8 > len(rec):
+            return None
+        (n,) = struct.unpack_from("<Q", rec, pos)
+        pos += 8
+        for _ in range(min(n, MAX_REGIONS + 1)):
+            if pos + 16 > len(rec):
+                return None
+            _, m = struct.unpack_from("<2Q", rec, pos)
+            regions.append(m)
+            pos += 16 + ((m + 7) & ~7)
+        if n > MAX_REGIONS:
+            return None
+    return (sizes, regions) if pos == len(rec) else None
 
 
 def render_replay(plan: Plan, recorded: RecordedInputs | None, blob_path: Path | None) -> str:
@@ -192,6 +290,7 @@ def render_replay(plan: Plan, recorded: RecordedInputs | None, blob_path: Path |
             "static void sc_replay(uint64_t r, sc_input *in, int at_start) { (void)r; (void)in; (void)at_start; }"
         )
         return "\n".join(out)
+    deep = is_deep(plan)
     out.append(f'__asm__(".section .rodata\\n.balign 16\\nsc_rec_blob:\\n.incbin \\"{blob_path}\\"\\n.previous");')
     out.append('extern const unsigned char sc_rec_blob[] __asm__("sc_rec_blob");')
     out.append(f"static const uint64_t sc_rec_at[] = {{{', '.join(map(str, recorded.offsets))}}};")
@@ -207,11 +306,26 @@ def render_replay(plan: Plan, recorded: RecordedInputs | None, blob_path: Path |
             out.append(f"    memcpy(&in->fv[{k}], &v, 8);")
         else:
             count = f"v / {_elem_size(p)}" if p.role == "array" else "v - 1"
-            clear = f" sc_nullptrs{k}(a);" if p.null_offsets else ""
+            clear = f" sc_nullptrs{k}(a);" if p.null_offsets and not deep else ""
             out.append(
                 f"    if (v == (uint64_t)-1) {{ in->pv[{k}] = 0; in->len[{k}] = 0; }} else {{"
                 f" unsigned char *a = sc_guard_place(&sc_g[{k}], v, at_start); memcpy(a, q, v);{clear}"
-                f" q += (v + 7) & ~(uint64_t)7; in->pv[{k}] = a; in->len[{k}] = {count}; }}"
+                f" q += (v + 7) & ~(uint64_t)7; in->pv[{k}] = a; in->len[{k}] = {count}; in->pbytes[{k}] = v; }}"
             )
+    if deep:  # the regions the struct's pointers reach, at the program's alignment, then every pointer relocated
+        out.append(
+            "    for (int k = 0; k < SC_NP; k++) { memcpy(&in->pa[k], q, 8); q += 8; if (!in->pv[k]) in->pa[k] = 0; }"
+        )
+        out.append("    memcpy(&v, q, 8); q += 8; in->nr = (uint32_t)v;")
+        out.append(
+            "    for (uint32_t j = 0; j < in->nr; j++) { uint64_t a, l; memcpy(&a, q, 8); memcpy(&l, q + 8, 8); q += 16;"
+            " unsigned char *d = sc_guard_place_as(&sc_rg[j], l, a, at_start); memcpy(d, q, l); q += (l + 7) & ~(uint64_t)7;"
+            " in->rp[j] = d; in->rlen[j] = l; in->ra[j] = a; }"
+        )
+        out.append("    in->deep = 1;")
+        out.append(
+            "    { uint64_t from[SC_NP + SC_NR] = {0}; for (int k = 0; k < SC_NP; k++) from[k] = in->pa[k];"
+            " for (uint32_t j = 0; j < in->nr; j++) from[SC_NP + j] = in->ra[j]; sc_relocate(in, from); }"
+        )
     out.append("}")
     return "\n".join(out)

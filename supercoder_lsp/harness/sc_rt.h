@@ -85,6 +85,14 @@ static inline void sc_guard_init(sc_guard *g, size_t bytes) {
 static inline void *sc_guard_place(sc_guard *g, size_t bytes, int at_start) {
     return at_start ? g->base : g->base + g->cap - bytes;
 }
+/* A recorded region at the same offset modulo 64 as where the program had it (`orig`): its
+ * alignment is the program's. Against the page before it, or as near the page after as that allows. */
+static inline void *sc_guard_place_as(sc_guard *g, size_t bytes, uint64_t orig, int at_start) {
+    size_t mis = (size_t)(orig & 63);
+    if (at_start) return g->base + mis;
+    size_t at = (g->cap - bytes) & ~(size_t)63;
+    return g->base + (at + mis + bytes <= g->cap ? at + mis : at + mis - 64);
+}
 
 /* FNV-1a over 8-byte words (then the tail bytes): any change to any byte changes it. */
 static inline uint64_t sc_fnv(uint64_t h, const void *p, size_t n) {

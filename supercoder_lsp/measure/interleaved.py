@@ -51,7 +51,9 @@ def render_timing(plan: Plan, seed: int, recorded: RecordedInputs | None = None,
         if p.role in ("array", "cstring"):
             size = f"T[j].len[{k}] * sizeof({p.element.ctype})" if p.role == "array" else f"T[j].len[{k}] + 1"
             clear = f"sc_nullptrs{k}((void *)T[j].pv[{k}]); " if p.null_offsets else ""
-            hashes.append(f"for (int j = 0; j < m; j++) {{ {clear}h = sc_fnv(h, T[j].pv[{k}], {size}); }}")
+            hashes.append(
+                f"for (int j = 0; j < m; j++) {{ if (T[j].deep) continue; {clear}h = sc_fnv(h, T[j].pv[{k}], {size}); }}"
+            )
             nb = size.replace("T[j].", "src->")
             copies.append(
                 f"{{ size_t nb = {nb}; void *c = malloc(nb ? nb : 1); memcpy(c, src->pv[{k}], nb); dst->pv[{k}] = c; }}"
@@ -63,10 +65,23 @@ extern {ret} sc_t0({proto}), sc_t1({proto}), sc_t2({proto});
 #define RET_T {ret}
 #define PROTO_T {proto}
 #define SC_CALL(fn, in, acc) {body}
-static void sc_copy_input(const sc_input *src, sc_input *dst) {{ *dst = *src; {" ".join(copies)} }}
+static void sc_copy_input(const sc_input *src, sc_input *dst) {{
+    *dst = *src; {" ".join(copies)}
+    if (src->deep) {{ /* the regions too, at the program's alignment, their pointers into this copy */
+        uint64_t from[SC_NP + SC_NR] = {{0}};
+        for (unsigned b = 0; b < SC_NP + src->nr; b++) {{ size_t l; from[b] = (uint64_t)(uintptr_t)sc_deep_buf(src, b, &l); }}
+        for (uint32_t j = 0; j < src->nr; j++) {{
+            unsigned char *c = aligned_alloc(64, (src->rlen[j] + 127) & ~(size_t)63);
+            if (!c) exit(70);
+            c += src->ra[j] & 63; memcpy(c, src->rp[j], src->rlen[j]); dst->rp[j] = c;
+        }}
+        sc_relocate(dst, from);
+    }}
+}}
 static uint64_t sc_hash_buffers(const sc_input *T, int m) {{
     uint64_t h = 0xcbf29ce484222325ULL; (void)T; (void)m;
     {" ".join(hashes)}
+    for (int j = 0; j < m; j++) if (T[j].deep) {{ sc_clear_loose((sc_input *)&T[j]); h = sc_hash_deep(h, &T[j]); }}
     return h;
 }}
 #include "sc_timing.h"

@@ -10,7 +10,8 @@ change to what is checked (screens, harness inputs, ABI checks, comparisons, tim
 #    3: signatures from the compiler (DWARF), struct pointers with generated fields, the baseline's self-check
 #    (buffers against the other guard), output-writing functions refused.
 #    4: the program's recorded calls replayed as inputs; gcov line coverage of the inputs (`under-tested`).
-VERIFIER_VERSION = 4
+#    5: recorded struct calls bring the memory their pointers reach, relocated; pointers compared as (buffer, offset).
+VERIFIER_VERSION = 5
 
 # What verification does not establish, said next to every claim (the CLI's notes, the JSON report).
 LIMITS = (

@@ -24,7 +24,7 @@ def _ret_bits(plan: Plan) -> str:
 
 
 def _hash_buffers(plan: Plan) -> str:
-    parts = ["uint64_t h = 0xcbf29ce484222325ULL;"]
+    parts = ["uint64_t h = 0xcbf29ce484222325ULL;", "if (in->deep) { sc_clear_loose(in); return sc_hash_deep(h, in); }"]
     for k, p in enumerate(plan.params):
         if p.null_offsets:
             parts.append(f"if (in->pv[{k}]) sc_nullptrs{k}(in->pv[{k}]);")

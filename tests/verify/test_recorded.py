@@ -95,3 +95,53 @@ def test_a_length_that_is_not_the_buffers_is_never_read_past(tmp_path):
     [res] = Pipeline(opts).run(src).functions
     assert "not recorded: a buffer was shorter than its length parameter says" in res.harness, res.harness
     assert res.coverage is not None and res.coverage["recorded"] == 0
+
+
+STREAM = REC / "stream"
+
+
+def _stream(tmp: Path, tests: Path | None):
+    cands = tmp / "cands" / "pump"
+    cands.mkdir(parents=True)
+    cfg = BuildConfig("gcc", ("-O3",), "test", str(STREAM))
+    for v in ("stream_body_wrong", "stream_ptr_wrong", "stream_locals"):
+        asm = build.compile_to_asm(STREAM / f"{v}.c", cfg, tmp / f"{v}.s")
+        (cands / f"{v}.s").write_text(cut_function(asm, "pump").text)
+    opts = Options(
+        proposers=("replay",),
+        candidates_dir=tmp / "cands",
+        tests_dir=tests,
+        functions=("pump",),
+        n_random=3000,
+        rounds=6,
+        use_cache=False,
+    )
+    [res] = Pipeline(opts).run(STREAM / "stream.c").functions
+    return res, {c.label: c for c in res.candidates}
+
+
+def test_a_struct_is_replayed_with_the_state_its_pointers_reach(tmp_path):
+    """`pump(stream *s)` checks `s->state->strm == s` first, as zlib's functions check their z_stream.
+    Generated streams have NULL pointers: 15% of its lines. The recorded calls bring the private
+    state, its window and the buffers along, every pointer relocated into the copies (the state
+    points back to the copied stream), and reach every line."""
+    res, got = _stream(tmp_path, STREAM / "tests")
+    assert res.coverage is not None and res.coverage["generated_percent"] < 30, res.coverage
+    assert res.coverage["percent"] == 100 and res.coverage["recorded"] > 0, res.coverage
+    assert "its struct's pointers were followed into up to" in res.harness, res.harness
+    # wrong in the state it keeps behind the pointer: caught on the program's own call
+    assert got["stream_body_wrong"].reason == "wrong-output", got["stream_body_wrong"].detail
+    assert "never produced" not in got["stream_body_wrong"].detail
+    # right bytes and counts, but `next_in` left where it started: where a pointer points is compared
+    assert got["stream_ptr_wrong"].reason == "wrong-output", got["stream_ptr_wrong"].detail
+    # the same function written another way passes every input, the deep recorded ones included
+    locals_ = got["stream_locals"]
+    assert locals_.reason in (None, "not-faster"), (locals_.reason, locals_.detail)
+    assert locals_.inputs_checked == res.coverage["generated"] + res.coverage["recorded"]
+    assert "timed on the" in locals_.detail and "calls recorded from the program" in locals_.detail
+
+
+def test_without_the_programs_calls_a_struct_with_pointers_is_under_tested(tmp_path):
+    res, got = _stream(tmp_path, None)
+    assert res.coverage is not None and res.coverage["percent"] < 30
+    assert got["stream_ptr_wrong"].reason == "under-tested", got["stream_ptr_wrong"].detail
