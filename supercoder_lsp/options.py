@@ -20,6 +20,9 @@ from pathlib import Path
 
 from .propose.registry import NAMES as PROPOSER_NAMES
 
+# offline, on every machine: other compilers and flags, and builtin expressions for scalar bit loops
+DEFAULT_PROPOSERS = ("compilers", "synth")
+
 
 class InputError(ValueError):
     """Bad input from the user: the message says what to do."""
@@ -73,7 +76,7 @@ class Options:
         setting="proposers",
         choices=PROPOSER_NAMES,
         item="proposer",
-        help="comma-separated proposers (default: compilers, or replay when --candidates is given)",
+        help="comma-separated proposers (default: compilers,synth, or replay when --candidates is given)",
     )
     samples: int = option(
         8, "-n", "--samples", setting="samples", lo=1, hi=1024, help="candidates per proposer per function (best-of-N)"
@@ -189,7 +192,7 @@ class Options:
 
     def __post_init__(self) -> None:
         if not self.proposers:
-            self.proposers = ("replay",) if self.candidates_dir else ("compilers",)
+            self.proposers = ("replay",) if self.candidates_dir else DEFAULT_PROPOSERS
 
 
 # -- the declarations, read back ------------------------------------------------

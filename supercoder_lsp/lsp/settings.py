@@ -14,7 +14,7 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..options import Declared, Options, check, declared, option
+from ..options import DEFAULT_PROPOSERS, Declared, Options, check, declared, option
 
 
 @dataclass
@@ -118,7 +118,7 @@ def merge(settings: Settings, raw: dict | None, source: str) -> list[str]:
     for prop, (attr, what) in _NEEDS.items():
         if prop in settings.run.proposers and not getattr(settings.run, attr):
             problems.append(f"{source}: the {prop} proposer needs {what}; leaving it out")
-            settings.run.proposers = tuple(p for p in settings.run.proposers if p != prop) or ("compilers",)
+            settings.run.proposers = tuple(p for p in settings.run.proposers if p != prop) or DEFAULT_PROPOSERS
     return problems
 
 

@@ -17,6 +17,7 @@ from ..asm.cut import FunctionMissing, cut_function
 from ..asm.features import required_cpu_flags
 from ..model import Candidate, SourceChange
 from .base import ProposalRequest
+from .portable import clones_attribute
 
 # (compiler, extra flags), most promising first.
 VARIANTS: tuple[tuple[str, tuple[str, ...]], ...] = (
@@ -69,8 +70,19 @@ def source_change_for(compiler: str, flags: tuple[str, ...], project_compiler: s
     parts, desc = [], []
     unroll = "-funroll-loops" in flags
     if targets:
-        parts.append(f'target("{",".join(targets)}")')
-        desc.append(f"lets the compiler use {', '.join(targets)} in this function")
+        clones = clones_attribute(targets, project_compiler)
+        if clones is None:  # no clone the project's compiler builds: the flags, for the user to decide
+            return SourceChange(
+                "flag",
+                " ".join(f"-m{t}" for t in targets),
+                f"the code needs {', '.join(targets)}: compile this file with these flags only where every "
+                "CPU that runs it has them",
+            )
+        parts.append(clones)
+        desc.append(
+            f"builds it also with {', '.join(targets)} and picks that copy at load time on CPUs that have "
+            f"{'it' if len(targets) == 1 else 'them'} (other CPUs run the original)"
+        )
     if unroll and "clang" not in compiler:
         parts.append('optimize("unroll-loops")')
         desc.append("unrolls its loops")

@@ -30,6 +30,7 @@ from ..harness.plan import scalar_ctype as _ctype
 from ..model import Candidate, CType, SourceChange
 from ..verify.sandbox import run_limited
 from .base import ProposalRequest
+from .portable import clones_attribute
 
 MAX_SIZE = 5  # nodes of an expression
 N_RANDOM = 400  # random samples besides the edge values
@@ -327,7 +328,10 @@ class SynthProposer:
         params = ", ".join(f"{_ctype(p.type)} {p.name}" for p in sig.params)
         expr = f"({_ctype(sig.ret)})({e.c})"
         here = cpu_flags()
-        targets = sorted(t for t in e.needs if TARGETS[t] in here)
+        # the instructions its builtins want, where this CPU has them and the change can keep the
+        # project portable (portable.py); else the builtins as the project's flags compile them
+        portable = clones_attribute(["popcnt"], request.build.compiler) is not None
+        targets = sorted(t for t in e.needs if TARGETS[t] in here) if portable else []
         flags = tuple(f"-m{t}" for t in targets)
         src = request.workdir / f"synth{request.round}" / f"{name}.c"
         src.parent.mkdir(parents=True, exist_ok=True)
@@ -338,7 +342,8 @@ class SynthProposer:
         except (build.BuildError, FunctionMissing) as e2:
             self.note = f"synth: its expression for {name} did not compile: {e2}"
             return
-        attr = f'__attribute__((target_clones("{",".join(targets)}", "default")))\n' if targets else ""
+        clones = clones_attribute(targets, request.build.compiler)
+        attr = f"__attribute__(({clones}))\n" if clones else ""
         change = SourceChange(
             "body",
             f"{attr}{{\n    return {expr};\n}}",

@@ -25,7 +25,7 @@ def test_kernighan_popcount_gets_a_verified_popcnt_and_a_source_change(tmp_path)
     assert best is not None, fn["detail"]
     assert "popcnt" in best["features"] and "popcnt" in best["cpu_features"]
     assert best["speedup"] > 2 and best["speedup_ci"][0] > 1.5
-    assert best["source_change"]["text"] == '__attribute__((target("popcnt")))'
+    assert best["source_change"]["text"] == '__attribute__((target_clones("popcnt", "default")))'
     assert "popcnt" in best["assembly"]
     assert fn["baseline"]["assembly"].count("popcount:") == 1
     accepted = [c for c in fn["candidates"] if c["status"] == "accepted"]

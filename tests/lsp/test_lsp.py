@@ -100,7 +100,9 @@ async def test_hint_lens_and_actions_for_popcount(client: LanguageClient, tmp_pa
         )
     )
     by_title = {a.title: a for a in actions}
-    attr = next(a for t, a in by_title.items() if t.startswith('Use __attribute__((target("popcnt")))'))
+    attr = next(
+        a for t, a in by_title.items() if t.startswith('Use __attribute__((target_clones("popcnt", "default")))')
+    )
     assert any(t.startswith("Show side-by-side assembly") for t in by_title)
     assert "Optimize popcount now" in by_title
 
@@ -308,7 +310,12 @@ async def test_commands_apply_the_source_change_through_the_editor(client: Langu
         types.ExecuteCommandParams(command="supercoder.useSourceChange", arguments=[uri, "popcount"])
     )
     assert ok is True
-    assert edits[0].edit.document_changes[0].edits[0].new_text.startswith('__attribute__((target("popcnt")))')
+    assert (
+        edits[0]
+        .edit.document_changes[0]
+        .edits[0]
+        .new_text.startswith('__attribute__((target_clones("popcnt", "default")))')
+    )
 
 
 async def test_editor_commands_status_diff_files_info_and_clear_cache(client: LanguageClient):

@@ -39,7 +39,7 @@ test("the defaults in package.json are the server's own defaults", () => {
   const defaults = (k: string) => declared[`supercoder.${k}`].default;
   const got = serverSettings({ get: (k) => defaults(k) });
   assert.deepEqual(got, {
-    proposers: ["compilers"], samples: 8, parallelJobs: 1, timeBudget: 300, hintMinSpeedup: 1.1, topFunctions: 3,
+    proposers: ["compilers", "synth"], samples: 8, parallelJobs: 1, timeBudget: 300, hintMinSpeedup: 1.1, topFunctions: 3,
     inputs: 100000, minCoverage: 70, proofBudget: 30, temperature: 0.7, refine: 2,
     hints: { diagnostics: true, inlayHints: true, codeLens: true, explainNoWin: true },
   });
