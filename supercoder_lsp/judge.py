@@ -26,7 +26,7 @@ from .results import deciding_timing
 from .stopwatch import Stopwatch
 from .verify.function_check import FunctionHarness
 from .verify.program import first_difference, run_tests
-from .verify.proof import describe_counterexample, domain_bits, exhaustive
+from .verify.proof import describe_counterexample, domain_bits, exhaustive, symbolic, symbolic_applies
 from .verify.sandbox import RunResult, run_limited
 from .verify.thunk import CHECKING_ALLOCATOR, checked_objects
 
@@ -73,6 +73,7 @@ class Judge:
     _ref_status: dict[str, int] | None = None
     _ref_timed: RunResult | None = None
     _untried: dict[str, str] = field(default_factory=dict)  # label -> why it was not proven
+    _objects: dict[str, Path] = field(default_factory=dict)  # label -> the accepted candidate's object
 
     def __call__(self, cand: Candidate) -> CandidateResult:
         """The candidate through every check in order; the first that fails is its verdict."""
@@ -91,6 +92,7 @@ class Judge:
             self._prove(cobj, r, sw)
             self._time_function(cand, r, sw)
             self._time_program(cand_exe, r, sw)
+            self._objects[r.label] = cobj
             self._decide(r)
         except Rejected as e:
             r.reason, r.detail = e.reason, e.detail
@@ -222,6 +224,31 @@ class Judge:
             r.proof = p.detail
         else:
             self._untried[r.label] = p.detail  # tested only, and why: said after the timing
+
+    def prove_symbolic(self, r: CandidateResult) -> None:
+        """Equal on every input by symbolic execution (verify/symbolic.py), where exhaustion does not
+        reach; for the accepted candidate whose speedup will be claimed (the pipeline picks it), so
+        the claim says "proven". A confirmed counterexample rejects it as `wrong-output`."""
+        sig = self.fn.signature
+        cobj = self._objects.get(r.label)
+        if cobj is None or self.harness is None or self.base_obj is None or not self.proof_budget or r.proof:
+            return
+        if not symbolic_applies(sig) or (domain_bits(sig) is not None and r.label not in self._untried):
+            return
+        if self.harness.support or self.extern_sizes:
+            return  # it reads the file's globals: its result is not a function of its arguments alone
+        assert sig is not None
+        with Stopwatch(r.stage_seconds)("prove"):
+            p = symbolic(self.fn.name, sig, self.base_obj, cobj, self.fdir / f"prove-{r.label}", self.proof_budget)
+        if p.status == "refuted":
+            r.status, r.reason, r.detail = REJECTED, "wrong-output", describe_counterexample(self.fn.name, sig, p)
+        elif p.status == "proven":
+            r.proof = p.detail
+            if r.label in self._untried:
+                r.detail = r.detail.replace(f"; {self._untried.pop(r.label)}", "")
+        elif r.label not in self._untried:
+            self._untried[r.label] = p.detail
+            r.detail += f"; {p.detail}"
 
     def _time_function(self, cand: Candidate, r: CandidateResult, sw: Stopwatch) -> None:
         if self.timer is None:

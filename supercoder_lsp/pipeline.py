@@ -254,6 +254,7 @@ class Pipeline:
         for proposer in self.proposers:
             batch = self._round(proposer, request, judge, res, sw)
             self._refine(proposer, request, judge, res, sw, batch)
+        self._prove_best(judge, res)
         self._summarize(res)
 
     def _cut(self, ctx: FileContext, fn: CFunction, res: FunctionResult, fdir: Path, sw: Stopwatch):
@@ -386,6 +387,19 @@ class Pipeline:
             if not feedback:
                 return
             batch = self._round(proposer, dataclasses.replace(req, feedback=feedback, round=k + 1), judge, res, sw)
+
+    def _prove_best(self, judge: Judge, res: FunctionResult) -> None:
+        """The symbolic proof for the candidate that will be claimed (judge.prove_symbolic): one that
+        it refutes is rejected, and the next best is tried, three at most."""
+        for _ in range(3):
+            accepted = [c for c in res.candidates if c.status == ACCEPTED]
+            if not accepted:
+                return
+            best = choose_best(accepted)
+            self.progress(res.name, f"prove: {best.label}")
+            judge.prove_symbolic(best)
+            if best.status == ACCEPTED:
+                return
 
     @staticmethod
     def _summarize(res: FunctionResult) -> None:

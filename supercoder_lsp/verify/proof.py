@@ -7,13 +7,20 @@ the original and the candidate both run on every input, in contained processes (
 filter of the harnesses) that split the range between the CPUs, and the first input on which
 they differ is reported. The time is estimated on a first chunk; a range the budget does not
 cover is said to be only tested. The calling convention is still the harness's to check.
+
+Wider integer inputs (up to six parameters of 64 bits) get a symbolic proof instead
+(verify/symbolic.py: angr and z3 in a process of their own), whose counterexample is run on
+both objects before it counts.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import struct
+import subprocess
+import sys
 import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -178,9 +185,124 @@ def _run(exe: Path, lo: int, hi: int, workdir: Path, timeout: float) -> Proof | 
 
 def describe_counterexample(name: str, sig: Signature, p: Proof) -> str:
     assert p.counterexample is not None
+    if p.detail == "symbolic":
+        *vals, x, y = p.counterexample
+        args = ", ".join(f"{q.name}={a}" for q, a in zip(sig.params, vals, strict=True))
+        return (
+            f"{name}({args}): expected {_signed(sig.ret, x)}, got {_signed(sig.ret, y)} "
+            "(found by the symbolic proof, angr + z3, and confirmed by running both)"
+        )
     v, x, y = p.counterexample
     args = ", ".join(f"{q.name}={a}" for q, a in zip(sig.params, _inputs(sig, v), strict=True))
     return (
         f"{name}({args}): expected {_signed(sig.ret, x)}, got {_signed(sig.ret, y)} "
         f"(found by the exhaustive proof over all 2^{domain_bits(sig)} inputs)"
     )
+
+
+# -- symbolic: past 32 bits of input (verify/symbolic.py) --------------------------------
+
+MAX_SYMBOLIC_PARAMS = 6  # integer argument registers
+
+
+def symbolic_applies(sig: Signature | None) -> bool:
+    """Integer and bool parameters in registers and an integer or bool result: what the symbolic
+    proof handles (whether it gets through the function's paths in time is another matter)."""
+    if sig is None or sig.variadic or not 1 <= len(sig.params) <= MAX_SYMBOLIC_PARAMS:
+        return False
+    ok = ("int", "bool")
+    return all(p.type.kind in ok for p in sig.params) and sig.ret.kind in ok
+
+
+def _width(t) -> int:
+    return 8 if t.kind == "bool" else t.bits
+
+
+def symbolic(name: str, sig: Signature, base_obj: Path, cand_obj: Path, workdir: Path, budget: float) -> Proof:
+    """Equal on every input by symbolic execution of both objects and z3 (verify/symbolic.py), in a
+    process of its own; a counterexample is run for real before it counts."""
+    workdir.mkdir(parents=True, exist_ok=True)
+    spec = {
+        "name": name,
+        "original": str(base_obj),
+        "candidate": str(cand_obj),
+        "params": [{"bits": _width(p.type), "signed": bool(p.type.signed)} for p in sig.params],
+        "ret_bits": _width(sig.ret),
+        "budget": budget,
+    }
+    path = workdir / "symbolic.json"
+    path.write_text(json.dumps(spec))
+    t0 = time.perf_counter()
+    try:
+        r = subprocess.run(
+            [sys.executable, "-m", "supercoder_lsp.verify.symbolic", str(path)],
+            capture_output=True,
+            text=True,
+            timeout=budget + 30,  # angr's start-up, and a solver that overruns its timeout
+        )
+        got = json.loads(r.stdout.strip().splitlines()[-1]) if r.stdout.strip() else {}
+    except subprocess.TimeoutExpired:
+        got = {"status": "inconclusive", "why": "out of time"}
+    except json.JSONDecodeError:
+        got = {}
+    bits = sum(_width(p.type) for p in sig.params)
+    status = got.get("status")
+    if status == "proven":
+        o, c = got["paths"]
+        return Proof(
+            "proven",
+            f"proven equal on all 2^{bits} inputs (symbolic: angr + z3, {o} and {c} paths, "
+            f"{time.perf_counter() - t0:.1f}s)",
+        )
+    if status == "refuted":
+        return _confirmed(name, sig, base_obj, cand_obj, workdir, tuple(got["args"]))
+    why = got.get("why") or f"the prover failed: {(r.stderr or '').strip()[-200:]}"
+    if status == "inconclusive" and "out of time" in why:
+        return Proof("over-budget", f"not proven: the symbolic proof ran out of its {budget:.0f}s (--proof-budget)")
+    return Proof("failed", f"not proven: {why}")
+
+
+def _confirm_driver(sig: Signature) -> str:
+    proto = ", ".join(_ctype(p.type) for p in sig.params)
+    args = ", ".join(f"({_ctype(p.type)})strtoull(argv[{k + 1}], 0, 10)" for k, p in enumerate(sig.params))
+    ret = _ctype(sig.ret)
+    return f"""#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+extern {ret} sc_orig({proto});
+extern {ret} sc_cand({proto});
+int main(int argc, char **argv) {{
+    if (argc != {len(sig.params) + 1}) return 2;
+    {ret} x = sc_orig({args}), y = sc_cand({args});
+    printf("%llu %llu\\n", (unsigned long long)x, (unsigned long long)y);
+    return 0;
+}}
+"""
+
+
+def _confirmed(name: str, sig: Signature, base_obj: Path, cand_obj: Path, workdir: Path, args: tuple) -> Proof:
+    """The solver's counterexample, run for real on both objects (contained): a refutation only if
+    they really differ there."""
+    src = workdir / "confirm.c"
+    src.write_text(_confirm_driver(sig))
+    objs = []
+    for tag, obj in (("orig", base_obj), ("cand", cand_obj)):
+        out = workdir / f"confirm-{tag}.o"
+        shutil.copyfile(obj, out)
+        build.objcopy(out, f"--redefine-sym={name}=sc_{tag}")
+        objs.append(out)
+    exe = workdir / "confirm"
+    try:
+        build.run_tool(["gcc", "-O1", "-w", "-c", str(src), "-o", str(workdir / "confirm.o")], "compile")
+        build.link([workdir / "confirm.o", *objs], exe)
+    except build.BuildError as e:
+        return Proof("failed", f"not proven: the counterexample could not be run ({e.what})")
+    vals = [_signed(p.type, a) if p.type.kind == "int" else a & 1 for p, a in zip(sig.params, args, strict=True)]
+    r = run_limited([str(exe), *(str(a & ((1 << 64) - 1)) for a in vals)], timeout=10)
+    out = r.stdout.split()
+    if r.returncode != 0 or len(out) != 2:
+        return Proof("failed", f"not proven: the counterexample run ended with {r.returncode}")
+    x, y = int(out[0]), int(out[1])
+    if x == y:
+        return Proof("failed", "not proven: the solver's counterexample gives the same result when run")
+    return Proof("refuted", "symbolic", (*vals, x, y))
