@@ -103,6 +103,17 @@ def _signed(t, x: int) -> int:
     return x - (1 << t.bits) if t.kind == "int" and t.signed and x >> (t.bits - 1) else x
 
 
+def _renamed(name: str, base_obj: Path, cand_obj: Path, workdir: Path, prefix: str) -> list[Path]:
+    """Copies of both objects whose function is sc_orig and sc_cand, to link into one driver."""
+    objs = []
+    for tag, obj in (("orig", base_obj), ("cand", cand_obj)):
+        out = workdir / f"{prefix}{tag}.o"
+        shutil.copyfile(obj, out)
+        build.objcopy(out, f"--redefine-sym={name}=sc_{tag}")
+        objs.append(out)
+    return objs
+
+
 def exhaustive(
     name: str, sig: Signature, base_obj: Path, cand_obj: Path, workdir: Path, budget: float, jobs: int = 0
 ) -> Proof:
@@ -113,12 +124,7 @@ def exhaustive(
     workdir.mkdir(parents=True, exist_ok=True)
     src = workdir / "prove.c"
     src.write_text(_driver(sig))
-    objs = []
-    for tag, obj in (("orig", base_obj), ("cand", cand_obj)):
-        out = workdir / f"{tag}.o"
-        shutil.copyfile(obj, out)
-        build.objcopy(out, f"--redefine-sym={name}=sc_{tag}")
-        objs.append(out)
+    objs = _renamed(name, base_obj, cand_obj, workdir, "")
     exe = workdir / "prove"
     try:
         build.run_tool(
@@ -285,12 +291,7 @@ def _confirmed(name: str, sig: Signature, base_obj: Path, cand_obj: Path, workdi
     they really differ there."""
     src = workdir / "confirm.c"
     src.write_text(_confirm_driver(sig))
-    objs = []
-    for tag, obj in (("orig", base_obj), ("cand", cand_obj)):
-        out = workdir / f"confirm-{tag}.o"
-        shutil.copyfile(obj, out)
-        build.objcopy(out, f"--redefine-sym={name}=sc_{tag}")
-        objs.append(out)
+    objs = _renamed(name, base_obj, cand_obj, workdir, "confirm-")
     exe = workdir / "confirm"
     try:
         build.run_tool(["gcc", "-O1", "-w", "-c", str(src), "-o", str(workdir / "confirm.o")], "compile")
