@@ -19,7 +19,9 @@
 #ifndef SC_TIMING_H
 #define SC_TIMING_H
 
-#define SC_M 512
+#ifndef SC_M
+#define SC_M 512 /* inputs per copy; fewer where each recorded call brings its memory along */
+#endif
 
 typedef RET_T (*sc_fn_t)(PROTO_T);
 #define SC_PAD_MAX 64 /* inputs of padding before the first slot: a random layout per process */

@@ -61,6 +61,7 @@ def render_timing(plan: Plan, seed: int, recorded: RecordedInputs | None = None,
     return f"""#include "sc_rt.h"
 #include "sc_sandbox.h"
 {render_inputs(plan, seed, N_TIMING_INPUTS * 4, recorded, blob)}
+#define SC_M {_slots(recorded)}
 extern {ret} sc_t0({proto}), sc_t1({proto}), sc_t2({proto});
 #define RET_T {ret}
 #define PROTO_T {proto}
@@ -71,7 +72,8 @@ static void sc_copy_input(const sc_input *src, sc_input *dst) {{
         uint64_t from[SC_NP + SC_NR] = {{0}};
         for (unsigned b = 0; b < SC_NP + src->nr; b++) {{ size_t l; from[b] = (uint64_t)(uintptr_t)sc_deep_buf(src, b, &l); }}
         for (uint32_t j = 0; j < src->nr; j++) {{
-            unsigned char *c = aligned_alloc(64, (src->rlen[j] + 127) & ~(size_t)63);
+            /* zeros past the end, alike in the three copies: a read past what was recorded gives the same */
+            unsigned char *c = calloc(1, src->rlen[j] + 64 + 4096);
             if (!c) exit(70);
             c += src->ra[j] & 63; memcpy(c, src->rp[j], src->rlen[j]); dst->rp[j] = c;
         }}
@@ -86,6 +88,20 @@ static uint64_t sc_hash_buffers(const sc_input *T, int m) {{
 }}
 #include "sc_timing.h"
 """
+
+
+DEEP_COPIES_BYTES = 192 << 20  # memory for the three copies of every timed input, where calls bring regions
+
+
+def _slots(recorded: RecordedInputs | None) -> int:
+    """Inputs per timed copy: 512, or the power of two that keeps three copies of deep recorded calls
+    (each with the memory its pointers reach) within DEEP_COPIES_BYTES."""
+    n = N_TIMING_INPUTS
+    if recorded and recorded.region_bytes:
+        per = sum(recorded.region_bytes) + sum(recorded.max_bytes.values()) + 4096 * len(recorded.region_bytes)
+        while n > 1 and 3 * n * per > DEEP_COPIES_BYTES:
+            n //= 2
+    return n
 
 
 def _padded(asm: str, name: str, offset: int) -> str:

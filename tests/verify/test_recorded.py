@@ -145,3 +145,21 @@ def test_without_the_programs_calls_a_struct_with_pointers_is_under_tested(tmp_p
     res, got = _stream(tmp_path, None)
     assert res.coverage is not None and res.coverage["percent"] < 30
     assert got["stream_ptr_wrong"].reason == "under-tested", got["stream_ptr_wrong"].detail
+
+
+def test_a_recorded_call_that_reaches_past_what_was_kept_is_left_out(tmp_path):
+    """`data` points into 192 KiB; a recorded call keeps 64 KiB of it. The calls that read further
+    depend on memory the replay does not have: they are left out and said so, the others count."""
+    src = REC / "far" / "far.c"
+    opts = Options(
+        proposers=(),
+        tests_dir=src.parent / "tests",
+        functions=("peek",),
+        n_random=2000,
+        rounds=6,
+        use_cache=False,
+    )
+    [res] = Pipeline(opts).run(src).functions
+    assert "recorded calls left out: they reach memory the recording did not keep" in res.harness, res.harness
+    assert res.coverage is not None and res.coverage["recorded"] >= 6, res.coverage
+    assert res.coverage["percent"] == 100, res.coverage
