@@ -42,6 +42,8 @@ def pytest_report_header(config):
 FAST = {
     "test_asm",
     "test_screen",
+    "test_statics",
+    "test_portable",
     "test_objscreen",
     "test_source",
     "test_source_replaced",
