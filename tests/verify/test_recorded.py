@@ -80,19 +80,19 @@ def test_a_candidate_wrong_only_where_the_program_never_goes_is_wrong_and_says_s
     assert "on the program's own calls:" in check.detail and "timed on the 17 calls recorded" in check.detail
 
 
+def _harness_only(src: Path, fn: str):
+    """The function's harness with its program's tests recorded, no candidates."""
+    opts = Options(
+        proposers=(), tests_dir=src.parent / "tests", functions=(fn,), n_random=2000, rounds=6, use_cache=False
+    )
+    [res] = Pipeline(opts).run(src).functions
+    return res
+
+
 def test_a_length_that_is_not_the_buffers_is_never_read_past(tmp_path):
     """`budget` says 1000 while the buffer holds 16 bytes before an unmapped page: the recorder
     reads nothing past them (the program's tests still pass) and says why no call was kept."""
-    src = REC / "short_len" / "short_len.c"
-    opts = Options(
-        proposers=(),
-        tests_dir=src.parent / "tests",
-        functions=("first_set",),
-        n_random=2000,
-        rounds=6,
-        use_cache=False,
-    )
-    [res] = Pipeline(opts).run(src).functions
+    res = _harness_only(REC / "short_len" / "short_len.c", "first_set")
     assert "not recorded: a buffer was shorter than its length parameter says" in res.harness, res.harness
     assert res.coverage is not None and res.coverage["recorded"] == 0
 
@@ -150,16 +150,7 @@ def test_without_the_programs_calls_a_struct_with_pointers_is_under_tested(tmp_p
 def test_a_recorded_call_that_reaches_past_what_was_kept_is_left_out(tmp_path):
     """`data` points into 192 KiB; a recorded call keeps 64 KiB of it. The calls that read further
     depend on memory the replay does not have: they are left out and said so, the others count."""
-    src = REC / "far" / "far.c"
-    opts = Options(
-        proposers=(),
-        tests_dir=src.parent / "tests",
-        functions=("peek",),
-        n_random=2000,
-        rounds=6,
-        use_cache=False,
-    )
-    [res] = Pipeline(opts).run(src).functions
+    res = _harness_only(REC / "far" / "far.c", "peek")
     assert "recorded calls left out: they reach memory the recording did not keep" in res.harness, res.harness
     assert res.coverage is not None and res.coverage["recorded"] >= 6, res.coverage
     assert res.coverage["percent"] == 100, res.coverage
