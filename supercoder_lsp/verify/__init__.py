@@ -15,11 +15,13 @@ VERIFIER_VERSION = 5
 
 # What verification does not establish, said next to every claim (the CLI's notes, the JSON report).
 LIMITS = (
-    "verified by testing, not proof: an input the generator never draws can still differ",
+    "verified by testing, not proof (unless the claim says proven): an input the generator never draws can "
+    "still differ",
     "writes below the red zone are caught only when a signal lands while the data is live",
     "the timed loop itself is not ABI-checked: a candidate could read the stack and registers of the timing driver",
     "pointer-valued globals keep their initial values",
-    "a struct parameter's pointer fields are NULL in generated inputs and are not compared (addresses differ "
-    "between processes): code behind a non-NULL pointer field is checked only on program tests",
+    "a struct parameter's pointer fields are NULL in generated inputs; the program's recorded calls bring the "
+    "memory they reach (64 KiB a region, depth 2), compared as (buffer, offset); a pointer to memory not kept "
+    "and pointers the function stores in a struct field to memory outside its buffers are not compared",
     "timing repeats 512 inputs: a cache kept on the stack beyond the function's frame could make it look faster",
 )
