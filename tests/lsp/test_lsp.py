@@ -325,11 +325,13 @@ async def test_editor_commands_status_diff_files_info_and_clear_cache(client: La
     uri = open_doc(client, path)
     await wait_for_hint(client, uri)
 
-    async def status_with_result():
-        while not any(getattr(s, "last", None) and s.last.startswith("popcount: ") for s in statuses):
+    async def status_with_result():  # and the job over: its result cached (after the proof it tries)
+        while not any(
+            getattr(s, "last", None) and s.last.startswith("popcount: ") and s.running == 0 for s in statuses
+        ):
             await client.wait_for_notification("supercoder/status")
 
-    await asyncio.wait_for(status_with_result(), 30)
+    await asyncio.wait_for(status_with_result(), 120)
     assert any(s.running >= 1 for s in statuses)  # the status bar saw the job running
     assert "x faster" in statuses[-1].last
 
