@@ -71,6 +71,32 @@ def parser() -> argparse.ArgumentParser:
         "--write", action="store_true", help="write the edited file (atomically) when it verifies and is faster"
     )
     r.add_argument("--json", action="store_true")
+    e = sub.add_parser(
+        "eval",
+        help="proposers best-of-N over a dataset: compile and correct rates, speedups (paper's and ours)",
+        epilog="DATASET: a .parquet or .jsonl file of SuperCoder rows, or a folder of programs "
+        "(<name>/prog.c, tests/*.in|*.out, bench.in, meta.json naming the function). "
+        "Exit codes: 0 finished, 2 bad input, 3 missing tool.",
+    )
+    e.add_argument("dataset", type=Path)
+    options.add_arguments(e, only=options.EVAL_OPTIONS)
+    e.add_argument("--baseline", choices=("O3", "O0"), default="O3", help="time against -O3 (default) or -O0 (rows)")
+    e.add_argument("--limit", type=int, help="only the first N problems")
+    e.add_argument(
+        "--state",
+        type=Path,
+        help="folder for per-sample results; a run goes on where an interrupted one stopped "
+        "(default: .supercoder-eval/<dataset name>)",
+    )
+    e.add_argument("-j", "--jobs", type=int, default=2, help="problems prepared in parallel (never while timing)")
+    e.add_argument("--no-timing", action="store_true", help="verify only (speedups are not measured)")
+    e.add_argument("--json", action="store_true", help="print the JSON report to stdout")
+    e.add_argument("-o", "--output", type=Path, help="also write the JSON report to this file")
+    x = sub.add_parser("export", help="verified eval results as training rows (SFT best-of-N, or RL prompts)")
+    x.add_argument("reports", type=Path, nargs="+", help="eval reports (supercoder eval -o FILE)")
+    x.add_argument("-o", "--output", type=Path, required=True, help="rows as JSON lines")
+    x.add_argument("--format", choices=("sft", "rl"), default="sft")
+    x.add_argument("--dataset", type=Path, help="the dataset the reports ran on (default: as each report names it)")
     return p
 
 
@@ -223,6 +249,78 @@ def _emit(a: argparse.Namespace, rep: Report) -> int:
     return EXIT_OK
 
 
+def eval_cmd(a: argparse.Namespace) -> int:
+    from .train.evaluate import Evaluator
+    from .train.problems import load
+
+    opts = options.from_namespace(a)
+    problems = load(a.dataset, a.limit)
+    if a.proposers is None and problems and problems[0].kind == "row":  # rows: whole-program answers
+        opts.proposers = ("replay",) if opts.candidates_dir else ("compilers",)
+    state = a.state or Path(".supercoder-eval") / a.dataset.stem
+    err = Console(stderr=True)
+    with Progress(
+        TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=err,
+        transient=True,
+    ) as prog:  # fmt: skip
+        task = prog.add_task("eval", total=len(problems))
+
+        def progress(pid: str, done: int, total: int) -> None:
+            prog.update(task, description=f"eval {pid}", completed=done, total=total)
+
+        ev = Evaluator(opts, state, baseline=a.baseline, jobs=a.jobs, timing=not a.no_timing, progress=progress)
+        rep = ev.run(problems, str(a.dataset))
+    data = rep.to_json()
+    if a.output:
+        a.output.write_text(json.dumps(data, indent=2))
+    if a.json:
+        sys.stdout.write(json.dumps(data, indent=2) + "\n")
+    else:
+        out = Console()
+        print_eval(data, out if out.is_terminal else Console(width=160))
+    return EXIT_OK
+
+
+def _x(v, fmt: str = "{:.2f}x") -> str:
+    return "-" if v is None else fmt.format(v)
+
+
+def print_eval(data: dict, console: Console) -> None:
+    table = Table(show_header=True, header_style="bold", box=None, pad_edge=False)
+    for col in ("problem", "samples", "compiled", "correct", "paper speedup", "speedup (ours)", "best", "level"):
+        table.add_column(col, overflow="fold")
+    for r in data["problems"]:
+        ours = _x(r["speedup"]) + ("" if r["speedup"] is None or r["significant"] else " (n.s.)")
+        table.add_row(
+            r["problem"], str(r["samples"]), str(r["compiled"]), str(r["correct"]), _x(r["paper_speedup"]), ours,
+            r["best"] or "-", r["level"] or "-",
+        )  # fmt: skip
+    console.print(table)
+    s = data["summary"]
+    console.print()
+    console.print(
+        f"{s['problems']} problems, {s['samples']} samples against {data['baseline']}: "
+        f"compiled {_x(s['compile_rate'], '{:.1%}')}, correct {_x(s['correct_rate'], '{:.1%}')}"
+    )
+    for conv, label in (("paper", "paper (incorrect or slower = 1.0)"), ("ours", "ours (as measured)")):
+        m = s[conv]
+        console.print(
+            f"  {label}: mean {_x(m['mean'])}, geomean {_x(m['geomean'])}, p25 {_x(m['p25'])}, "
+            f"p50 {_x(m['p50'])}, p75 {_x(m['p75'])}, max {_x(m['max'])} over {m['n']} problems"
+            + (f"; {m['significantly_faster']} significantly faster, {m['slower']} slower" if conv == "ours" else "")
+        )
+    for n in data["notes"]:
+        console.print(f"[dim]note: {escape(n)}[/]")
+
+
+def export_cmd(a: argparse.Namespace) -> int:
+    from .train.export import export
+
+    n = export(a.reports, a.output, a.format, a.dataset)
+    print(f"wrote {n} {a.format} rows to {a.output}")
+    return EXIT_OK
+
+
 def main(argv: list[str] | None = None) -> int:
     a = parser().parse_args(argv)
     err = Console(stderr=True)
@@ -231,6 +329,10 @@ def main(argv: list[str] | None = None) -> int:
             return optimize(a)
         if a.command == "replace":
             return replace_cmd(a)
+        if a.command == "eval":
+            return eval_cmd(a)
+        if a.command == "export":
+            return export_cmd(a)
     except (ToolMissing, SandboxUnavailable) as e:
         err.print(f"[red]error:[/] {escape(str(e))}", soft_wrap=True)
         return EXIT_TOOL
@@ -238,13 +340,14 @@ def main(argv: list[str] | None = None) -> int:
         err.print(f"[red]error:[/] {escape(str(e))}", soft_wrap=True)
         return EXIT_USAGE
     except build.BuildError as e:
+        where = getattr(a, "file", None) or getattr(a, "dataset", "the input")
         if e.what == "link":
             err.print(
-                f"[red]error:[/] {a.file} compiles, but its program does not link (add libraries with "
+                f"[red]error:[/] {where} compiles, but its program does not link (add libraries with "
                 f"--ldflags or .supercoder.toml [build] ldflags):\n{escape(e.output)}"
             )
         else:
-            err.print(f"[red]error:[/] {a.file} does not compile with its flags:\n{escape(e.output)}")
+            err.print(f"[red]error:[/] {where} does not compile with its flags:\n{escape(e.output)}")
         return EXIT_BUILD
     except KeyboardInterrupt:
         err.print("interrupted")

@@ -63,22 +63,7 @@ class FileContext:
 
     def program_sandbox(self) -> Path:
         """The object whose constructor contains a whole program under test."""
-        obj = self.work / "sc_program_sandbox.o"
-        if not obj.exists():
-            build.run_tool(
-                [
-                    "gcc",
-                    "-O1",
-                    "-I",
-                    str(include_dir()),
-                    "-c",
-                    str(include_dir() / "sc_program_sandbox.c"),
-                    "-o",
-                    str(obj),
-                ],
-                "compile program sandbox",
-            )
-        return obj
+        return program_sandbox_object(self.work)
 
     def baseline_program(self) -> Path:
         if self._program is None:
@@ -108,3 +93,23 @@ class FileContext:
             )
             self._rest[fn.name] = obj
         return self._rest[fn.name]
+
+
+def program_sandbox_object(work: Path) -> Path:
+    """The object whose constructor contains a whole program under test (built once into `work`)."""
+    obj = work / "sc_program_sandbox.o"
+    if not obj.exists():
+        build.run_tool(
+            [
+                "gcc",
+                "-O1",
+                "-I",
+                str(include_dir()),
+                "-c",
+                str(include_dir() / "sc_program_sandbox.c"),
+                "-o",
+                str(obj),
+            ],
+            "compile program sandbox",
+        )
+    return obj

@@ -292,6 +292,13 @@ def _arg_type(d: Declared):
 
 
 REPLACE_OPTIONS = frozenset({"n_random", "compiler", "flags"})  # what `supercoder replace` takes
+EVAL_OPTIONS = frozenset(  # what `supercoder eval` takes (each problem's build and tests come from the dataset)
+    {
+        "proposers", "samples", "candidates_dir", "n_random", "min_coverage", "proof_budget", "rounds", "min_speedup",
+        "use_cache", "cache_dir", "seed", "openai_base_url", "openai_model", "temperature", "template", "hf_model",
+        "max_new_tokens", "model_timeout", "compile_timeout",
+    }
+)  # fmt: skip
 
 
 def add_arguments(p: argparse.ArgumentParser, only: frozenset[str] | None = None) -> None:

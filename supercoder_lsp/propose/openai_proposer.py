@@ -106,6 +106,17 @@ class OpenAIProposer:
             (((ch.message.content if ch.message else None) or ""), getattr(ch, "finish_reason", None)) for ch in choices
         ]
 
+    def complete(self, messages: list[dict], n: int) -> list[tuple[str, str | None]]:
+        """n replies (text, finish reason) to a chat as it is; some servers (llama.cpp's) ignore n and
+        answer once: the rest are asked for one at a time."""
+        texts = self._ask(messages, n)
+        for _ in range(n - len(texts)):
+            more = self._ask(messages, 1)
+            if not more:
+                break
+            texts += more
+        return texts[:n]
+
     def propose(self, request: ProposalRequest, n: int) -> Iterator[Candidate]:
         from openai import OpenAIError
 
@@ -113,13 +124,7 @@ class OpenAIProposer:
         messages = chat_messages(self.s.template, request)
         texts: list[tuple[str, str | None]] = []
         try:
-            texts = self._ask(messages, n)
-            # some servers (llama.cpp's) ignore n and answer once: ask again for the rest, one at a time
-            for _ in range(n - len(texts)):
-                more = self._ask(messages, 1)
-                if not more:
-                    break
-                texts += more
+            texts = self.complete(messages, n)
             if not texts:
                 self.note = f"openai proposer ({self.base_url}, model {self.model}) answered with no choices"
         except OpenAIError as e:

@@ -1,0 +1,288 @@
+"""`supercoder eval`: proposers best-of-N over a dataset, every answer verified and timed, the paper's
+metrics in both conventions.
+
+Rows (whole-program answers): answers come from `replay` (DIR/<problem>/*.s, a whole program's .s or a
+model's reply), `compilers` (the program built by the other compilers and flags) or `openai` (the row's
+own prompt sent to an OpenAI-compatible server, such as the vLLM one in server/). Each is checked by
+ProgramVerifier against the row's own -O3 assembly (or its unoptimized one, `--baseline O0`).
+Programs (function-level answers): each program goes through the ordinary pipeline with its tests and
+bench input, so an answer is verified as it will live.
+
+Every sample's result is kept in the state folder as soon as it is known, so an interrupted run goes on
+where it stopped. Answers for the next problems are prepared (compiled, asked of a model) in parallel,
+but never while something is being timed: timing holds the machine alone.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import threading
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from .. import build, tools
+from ..model import ACCEPTED
+from ..options import InputError, Options
+from ..propose.compilers import VARIANTS
+from ..propose.prompt import extract_assembly
+from ..results import claim_basis, deciding_timing
+from . import program_answer
+from .metrics import Sample, per_problem, summarize
+from .problems import Problem
+from .program_answer import compile_program
+
+ROW_PROPOSERS = ("replay", "compilers", "openai")
+_NOT_COMPILED = {"assemble-error", "unusable", "link-error"}
+
+
+@dataclass
+class EvalReport:
+    dataset: str
+    kind: str
+    baseline: str
+    proposers: tuple[str, ...]
+    samples: dict[str, list[Sample]]
+    notes: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict:
+        return {
+            "schema_version": 1,
+            "dataset": self.dataset,
+            "kind": self.kind,
+            "baseline": self.baseline,
+            "proposers": list(self.proposers),
+            "summary": summarize(self.samples),
+            "problems": per_problem(self.samples),
+            "samples": [s.to_json() for ss in self.samples.values() for s in ss],
+            "notes": self.notes,
+        }
+
+
+class Quiet:
+    """Preparation shares the machine; timing has it alone (a readers-writer lock)."""
+
+    def __init__(self) -> None:
+        self._c = threading.Condition()
+        self._sharing = 0
+        self._alone = False
+
+    def share(self):
+        return _Held(self, alone=False)
+
+    def alone(self):
+        return _Held(self, alone=True)
+
+
+class _Held:
+    def __init__(self, q: Quiet, alone: bool):
+        self.q, self.is_alone = q, alone
+
+    def __enter__(self):
+        with self.q._c:
+            if self.is_alone:
+                self.q._c.wait_for(lambda: not self.q._alone and self.q._sharing == 0)
+                self.q._alone = True
+            else:
+                self.q._c.wait_for(lambda: not self.q._alone)
+                self.q._sharing += 1
+
+    def __exit__(self, *exc):
+        with self.q._c:
+            if self.is_alone:
+                self.q._alone = False
+            else:
+                self.q._sharing -= 1
+            self.q._c.notify_all()
+
+
+Progress = Callable[[str, int, int], None]  # (problem, done, total)
+
+
+class Evaluator:
+    def __init__(
+        self,
+        opts: Options,
+        state: Path,
+        *,
+        baseline: str = "O3",
+        jobs: int = 2,
+        timing: bool = True,
+        progress: Progress | None = None,
+    ):
+        if baseline not in ("O3", "O0"):
+            raise InputError(f"--baseline must be O3 or O0, not {baseline}")
+        self.opts, self.state, self.baseline, self.jobs, self.timing = opts, state, baseline, jobs, timing
+        self.progress = progress or (lambda p, i, n: None)
+        self.quiet = Quiet()
+        self.notes: list[str] = []
+        state.mkdir(parents=True, exist_ok=True)
+
+    def run(self, problems: list[Problem], dataset: str) -> EvalReport:
+        kinds = {p.kind for p in problems}
+        if len(kinds) != 1:
+            raise InputError("a dataset holds rows or programs, not both")
+        kind = kinds.pop()
+        if kind == "row":
+            bad = [p for p in self.opts.proposers if p not in ROW_PROPOSERS]
+            if bad:
+                raise InputError(
+                    f"proposer {', '.join(bad)} cannot answer whole-program rows; use {', '.join(ROW_PROPOSERS)}"
+                )
+            samples = self._rows(problems)
+        else:
+            if self.baseline != "O3":
+                raise InputError(
+                    "--baseline O0 applies to rows (their unoptimized assembly); programs time against -O3"
+                )
+            samples = self._programs(problems)
+        return EvalReport(dataset, kind, self.baseline, tuple(self.opts.proposers), samples, self.notes)
+
+    # -- rows: whole-program answers ---------------------------------------------------
+    def _rows(self, problems: list[Problem]) -> dict[str, list[Sample]]:
+        out: dict[str, list[Sample]] = {}
+        with ThreadPoolExecutor(max_workers=max(1, self.jobs)) as pool:
+            prepared = [pool.submit(self._prepare, p) for p in problems]  # answers, in parallel
+            for i, (p, fut) in enumerate(zip(problems, prepared)):
+                self.progress(p.id, i, len(problems))
+                out[p.id] = self._judge_row(p, fut.result())
+        self.progress("", len(problems), len(problems))
+        return out
+
+    def _sample_file(self, p: Problem, label: str) -> Path:
+        return self.state / _safe(p.id) / f"{_safe(label)}.json"
+
+    def _prepare(self, p: Problem) -> list[tuple[str, str, str | None]]:
+        """(label, origin, answer assembly or None) for every sample of every proposer."""
+        answers: list[tuple[str, str, str | None]] = []
+        for name in self.opts.proposers:
+            with self.quiet.share():
+                answers += list(self._answers(name, p))
+        return answers
+
+    def _answers(self, name: str, p: Problem) -> Iterator[tuple[str, str, str | None]]:
+        n = self.opts.samples
+        if name == "replay":
+            if self.opts.candidates_dir is None:
+                raise InputError("the replay proposer needs --candidates DIR (DIR/<problem>/*.s)")
+            for f in sorted((self.opts.candidates_dir / _safe(p.id)).glob("*.s"))[:n]:
+                text = f.read_text(errors="replace")
+                yield f"replay-{f.stem}", f"replay:{f}", extract_assembly(text)
+        elif name == "compilers":
+            for i, (cc, flags) in enumerate(v for v in VARIANTS if tools.which(v[0])):
+                if i >= n:
+                    break
+                label = f"compilers-{cc}{''.join(flags).replace('-', '_')}"
+                if self._sample_file(p, label).is_file():
+                    yield label, "", None  # known: not rebuilt
+                    continue
+                yield label, f"compilers:{cc} -O3 {' '.join(flags)}", compile_program(p.c_code, cc, flags)
+        elif name == "openai":
+            labels = [f"openai-{i}" for i in range(n)]
+            if all(self._sample_file(p, lb).is_file() for lb in labels):
+                yield from ((lb, "", None) for lb in labels)
+                return
+            from ..propose.registry import make_proposer
+
+            prop = make_proposer("openai", self.opts)
+            msgs = p.prompt or [{"role": "user", "content": p.c_code}]
+            for lb, (text, _) in zip(labels, prop.complete(msgs, n)):  # type: ignore[attr-defined]
+                yield lb, f"openai:{prop.settings().get('model')}", extract_assembly(text)
+
+    def _judge_row(self, p: Problem, answers: list[tuple[str, str, str | None]]) -> list[Sample]:
+        base_asm = p.baseline_asm if self.baseline == "O3" else p.unoptimized_asm
+        if not base_asm:
+            base_asm = compile_program(p.c_code, "gcc", ("-O0",))
+            self.notes.append(f"{p.id}: the row has no unoptimized assembly; the baseline is gcc -O0 built here")
+        verifier = program_answer.ProgramVerifier(
+            p.tests, base_asm or "", self.state / _safe(p.id) / "work", timing=self.timing, time_lock=self.quiet.alone
+        )
+        samples = []
+        for label, origin, asm in answers:
+            f = self._sample_file(p, label)
+            if f.is_file():  # measured before this run was interrupted
+                samples.append(Sample(**json.loads(f.read_text())))
+                continue
+            try:
+                o = verifier.check(asm, re.sub(r"\W", "_", label))
+            except build.BuildError:
+                self.notes.append(f"{p.id}: {verifier.baseline_problem}")
+                return []
+            s = Sample(
+                p.id, label, origin, o.compiled, o.correct, o.speedup, o.significant, o.reason, o.detail,
+                identical=o.identical, level=f"tested on {o.total} tests" if o.correct else "", answer=asm or "",
+            )  # fmt: skip
+            _write(f, s.to_json())
+            samples.append(s)
+        if verifier.baseline_problem:
+            self.notes.append(f"{p.id}: {verifier.baseline_problem}")
+        return samples
+
+    # -- programs: function-level answers through the pipeline ------------------------
+    def _programs(self, problems: list[Problem]) -> dict[str, list[Sample]]:
+        from ..pipeline import Pipeline
+
+        out: dict[str, list[Sample]] = {}
+        for i, p in enumerate(problems):
+            self.progress(p.id, i, len(problems))
+            f = self.state / _safe(p.id) / "samples.json"
+            if f.is_file():
+                out[p.id] = [Sample(**d) for d in json.loads(f.read_text())]
+                continue
+            assert p.path is not None and p.function is not None
+            bench = p.path / "bench.in"
+            opts = replace(
+                self.opts,
+                functions=(p.function,),
+                tests_dir=p.path / "tests",
+                bench_input=bench if bench.is_file() and self.timing else None,
+                candidates_dir=(self.opts.candidates_dir / _safe(p.id)) if self.opts.candidates_dir else None,
+            )
+            rep = Pipeline(opts).run(p.path / "prog.c")
+            samples = [_from_candidate(p.id, c, fr.candidates) for fr in rep.functions for c in fr.candidates]
+            self.notes += [f"{p.id}: {n}" for n in rep.notes]
+            for fr in rep.functions:
+                if fr.status != "done":
+                    self.notes.append(f"{p.id}: {fr.name}: {fr.status}: {fr.detail}")
+            _write(f, [s.to_json() for s in samples])
+            out[p.id] = samples
+        self.progress("", len(problems), len(problems))
+        return out
+
+
+def _from_candidate(pid: str, c, all_candidates) -> Sample:
+    verdict = c
+    m = re.match(r"same assembly as candidate (\S+)", c.detail or "") if c.reason == "duplicate" else None
+    if m:  # a duplicate of another candidate has that one's verdict
+        verdict = next((o for o in all_candidates if o.label == m.group(1)), c)
+    identical = c.reason == "duplicate" and m is None
+    correct = identical or verdict.status == ACCEPTED or verdict.reason == "not-faster"
+    t = deciding_timing(verdict)
+    return Sample(
+        pid,
+        c.label,
+        c.origin,
+        compiled=(verdict.reason or "") not in _NOT_COMPILED,
+        correct=correct,
+        speedup=1.0 if identical else (t.speedup if t else None),
+        significant=verdict.status == ACCEPTED,
+        reason=None if correct else verdict.reason,
+        detail=c.detail.splitlines()[0][:300] if c.detail else "",
+        identical=identical,
+        level=claim_basis(verdict) if correct and not identical else "",
+        answer=c.assembly,
+    )
+
+
+def _safe(name: str) -> str:
+    return re.sub(r"[^\w.-]", "_", name)[:120] or "_"
+
+
+def _write(path: Path, data) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(f".tmp{os.getpid()}")
+    tmp.write_text(json.dumps(data))
+    os.replace(tmp, path)  # an interrupted run leaves whole results or none
