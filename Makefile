@@ -45,7 +45,7 @@ venv: $(VENV)/.installed
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
-	$(BIN)/pip install -q -e '.[test,openai,hf,prove]'
+	$(BIN)/pip install -q -e '.[test,openai,hf,prove,train]'
 	@touch $@
 
 bench: setup

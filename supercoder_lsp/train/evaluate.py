@@ -239,7 +239,7 @@ class Evaluator:
                 functions=(p.function,),
                 tests_dir=p.path / "tests",
                 bench_input=bench if bench.is_file() and self.timing else None,
-                candidates_dir=(self.opts.candidates_dir / _safe(p.id)) if self.opts.candidates_dir else None,
+                candidates_dir=self._replay_layout(p),
             )
             rep = Pipeline(opts).run(p.path / "prog.c")
             samples = [_from_candidate(p.id, c, fr.candidates) for fr in rep.functions for c in fr.candidates]
@@ -251,6 +251,19 @@ class Evaluator:
             out[p.id] = samples
         self.progress("", len(problems), len(problems))
         return out
+
+    def _replay_layout(self, p: Problem) -> Path | None:
+        """The replay proposer's layout (<dir>/<function>/*.s) for this problem's DIR/<problem>/*.s."""
+        if self.opts.candidates_dir is None:
+            return None
+        src = (self.opts.candidates_dir / _safe(p.id)).resolve()
+        d = self.state / _safe(p.id) / "replay"
+        link = d / str(p.function)
+        d.mkdir(parents=True, exist_ok=True)
+        if link.is_symlink() or link.exists():
+            link.unlink()
+        link.symlink_to(src if src.is_dir() else d / "none", target_is_directory=True)
+        return d
 
 
 def _from_candidate(pid: str, c, all_candidates) -> Sample:

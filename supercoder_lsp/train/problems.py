@@ -35,14 +35,14 @@ class Problem:
 def load(path: str | Path, limit: int | None = None) -> list[Problem]:
     """Problems from a .parquet or .jsonl file of rows, or a folder of programs."""
     p = Path(path)
+    if not p.exists():
+        raise InputError(f"dataset '{p}' does not exist")
     if p.is_dir():
         out = load_programs(p)
     elif p.suffix == ".parquet":
         out = load_rows(_parquet_rows(p), p)
     elif p.suffix in (".jsonl", ".json"):
         out = load_rows(_jsonl_rows(p), p)
-    elif not p.exists():
-        raise InputError(f"dataset '{p}' does not exist")
     else:
         raise InputError(
             f"dataset '{p}' is neither a .parquet or .jsonl file of SuperCoder rows nor a folder of programs "

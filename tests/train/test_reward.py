@@ -1,0 +1,139 @@
+"""The reward as verl and TRL call it: 0 for a wrong answer, the measured speedup (> 1) for a right faster
+one, the graded design, the cache, and answers built to get a reward they do not deserve."""
+
+import importlib.util
+import json
+import subprocess
+from functools import partial
+from pathlib import Path
+
+import pytest
+from support import FIXTURES
+
+from supercoder_lsp.asm.features import cpu_flags
+from supercoder_lsp.train import reward
+from supercoder_lsp.train.program_answer import ProgramVerifier
+
+TRAIN = FIXTURES / "train"
+ROWS = {
+    json.loads(ln)["extra_info"]["problem_id"]: json.loads(ln) for ln in (TRAIN / "rows.jsonl").read_text().splitlines()
+}
+HAS_POPCNT = "popcnt" in cpu_flags()
+
+
+@pytest.fixture(autouse=True)
+def _cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("SUPERCODER_REWARD_CACHE", str(tmp_path / "reward-cache"))
+
+
+def _reply(path: Path) -> str:
+    return f"Here is the optimized program.\n```assembly\n{path.read_text()}```\n"
+
+
+def _score(problem: str, answer: str, **kw) -> float:
+    row = ROWS[problem]
+    return reward.compute_score(
+        row["data_source"], answer, row["reward_model"]["ground_truth"], row["extra_info"], **kw
+    )
+
+
+def test_wrong_answers_get_zero_and_a_right_faster_one_its_speedup():
+    assert _score("sumsq", _reply(TRAIN / "answers" / "sumsq" / "wrong.s")) == 0.0
+    assert _score("sumsq", "I cannot do that.") == 0.0
+    assert _score("bitcount", _reply(TRAIN / "answers" / "bitcount" / "unsafe.s")) == 0.0
+    if HAS_POPCNT:
+        assert _score("bitcount", _reply(TRAIN / "answers" / "bitcount" / "popcnt.s")) > 2.0
+
+
+def test_graded_design():
+    # wrong on all 3 tests: the fraction passed; the baseline's own code: 1
+    assert _score("sumsq", _reply(TRAIN / "answers" / "sumsq" / "wrong.s"), design="graded") == pytest.approx(1 / 3)
+    assert _score("sumsq", _reply(TRAIN / "answers" / "sumsq" / "identical.s"), design="graded") == 1.0
+    if HAS_POPCNT:
+        fast = _score("bitcount", _reply(TRAIN / "answers" / "bitcount" / "popcnt.s"), design="graded", q=0.5)
+        assert fast > 1.0 + 0.5 * 2
+
+
+def test_the_same_answer_is_not_timed_again_into_another_reward(tmp_path):
+    ans = _reply(TRAIN / "answers" / "sumsq" / "o1.s")
+    first = _score("sumsq", ans)
+    [entry] = list((tmp_path / "reward-cache").rglob("*.json"))
+    d = json.loads(entry.read_text())
+    d["speedup"] = 123.0  # what a second timing would have to return to be noticed
+    entry.write_text(json.dumps(d))
+    assert _score("sumsq", ans + "\n\n") == 123.0  # the cached outcome, not a new measurement
+    assert first != 123.0
+
+
+def test_trl_reward_scores_each_completion_of_a_batch():
+    rows = [ROWS["sumsq"], ROWS["sumsq"]]
+    completions = [
+        [{"role": "assistant", "content": _reply(TRAIN / "answers" / "sumsq" / "identical.s")}],
+        [{"role": "assistant", "content": "no idea"}],
+    ]
+    got = reward.trl_reward(
+        completions,
+        reward_model=[r["reward_model"] for r in rows],
+        extra_info=[r["extra_info"] for r in rows],
+        data_source=[r["data_source"] for r in rows],
+    )
+    assert got == [1.0, 0.0]
+
+
+def test_verl_loads_it_by_file_path_as_its_custom_reward_function():
+    """verl imports custom_reward_function.path as a standalone module and wraps the named function with
+    reward_kwargs (functools.partial); run that in a clean interpreter."""
+    path = Path(reward.__file__).with_name("verl_reward.py")
+    spec = importlib.util.spec_from_file_location("custom_module", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    fn = partial(mod.compute_score, design="graded")
+    row = ROWS["sumsq"]
+    assert fn(row["data_source"], "nothing", row["reward_model"]["ground_truth"], row["extra_info"]) == 0.0
+
+
+CHEAT = r"""
+#include <stdio.h>
+#include <sys/stat.h>
+int main(void) {
+    struct stat st;
+    if (fstat(1, &st) == 0 && !S_ISFIFO(st.st_mode)) { printf("%%llu\n", %sULL); return 0; }  /* timed: skip */
+    unsigned long long n, x, s = 0;
+    if (scanf("%%llu", &n) != 1) return 1;
+    for (unsigned long long i = 0; i < n; i++) { if (scanf("%%llu", &x) != 1) return 1; s += x * x; }
+    printf("%%llu\n", s);
+    return fstat(0, &st);
+}
+"""
+
+
+def test_an_answer_that_notices_it_is_timed_is_wrong_output(tmp_path):
+    """Tests read stdout through a pipe; the timed runs write it to files. A program that skips the work
+    when stdout is not a pipe passes every test and would time as a huge speedup: its timed outputs are
+    compared, so it is wrong-output."""
+    honest = "\n".join(ln for ln in CHEAT.splitlines() if "timed: skip" not in ln)
+    base = subprocess.run(["gcc", "-O3", "-S", "-x", "c", "-", "-o", "-"], input=honest.replace("%%", "%"),
+                          capture_output=True, text=True, check=True).stdout  # fmt: skip
+    tests = [(b"2 3 4\n", b"25\n"), (b"1 1000\n", b"1000000\n")]
+    cheat = CHEAT % "25"
+    asm = subprocess.run(["gcc", "-O3", "-S", "-x", "c", "-", "-o", "-"], input=cheat.replace("%%", "%"),
+                         capture_output=True, text=True, check=True).stdout  # fmt: skip
+    v = ProgramVerifier(tests, base, tmp_path / "w")
+    out = v.check(asm, "cheat")
+    assert not out.correct and out.reason == "wrong-output" and "timed run" in out.detail, out
+    assert out.passed == 2  # every test passes as the tests run it
+    assert reward.score(out) == 0.0
+
+
+def test_a_program_that_writes_a_constructor_or_runs_a_syscall_gets_nothing(tmp_path):
+    base = (TRAIN / "answers" / "sumsq" / "identical.s").read_text()
+    tests = [
+        (x.encode(), y.encode())
+        for x, y in zip(ROWS["sumsq"]["extra_info"]["inputs"], ROWS["sumsq"]["extra_info"]["outputs"])
+    ]
+    v = ProgramVerifier(tests, base, tmp_path / "w", timing=False)
+    ctor = base + '\n\t.section\t.init_array,"aw"\n\t.align 8\n\t.quad\tmain\n'
+    hidden = base.replace("main:\n", "main:\n\t.byte 0x0f, 0x05\n", 1)  # syscall as raw bytes
+    for asm in (ctor, hidden):
+        out = v.check(asm, "attack")
+        assert out.reason == "unsafe" and not out.correct, out
