@@ -79,6 +79,7 @@ def sft(a: argparse.Namespace) -> None:
         output_dir=str(a.output),
         max_steps=a.steps,
         per_device_train_batch_size=a.batch,
+        max_length=a.max_length,
         learning_rate=a.learning_rate,
         logging_steps=1,
         save_strategy="no",
@@ -108,6 +109,7 @@ def main(argv: list[str] | None = None) -> int:
             s.add_argument("--design", choices=("speedup", "graded"), default="speedup")
         else:
             s.add_argument("--batch", type=int, default=4)
+            s.add_argument("--max-length", type=int, default=8192, help="tokens of prompt and answer together")
     a = p.parse_args(argv)
     if not a.data.is_file():
         p.error(f"--data '{a.data}' does not exist (make rows with supercoder export)")

@@ -55,4 +55,26 @@ def test_grpo_runs_its_steps_with_the_verifier_as_reward(tiny_model, tmp_path):
     assert p.returncode == 0, p.stderr[-3000:]
     assert (out / "config.json").is_file() and any(out.glob("*.safetensors"))
     # the reward was logged for each step: random weights write no assembly, so every answer scores 0
-    assert "supercoder_speedup" in p.stdout + p.stderr
+    logged = p.stdout + p.stderr
+    assert logged.count("'rewards/supercoder_speedup/mean': '0'") == 2, logged[-3000:]
+
+
+def test_sft_trains_on_exported_best_of_n_rows(tiny_model, tmp_path):
+    from supercoder_lsp.train.export import export
+
+    answer = (FIX / "answers" / "bitcount" / "popcnt.s").read_text()
+    sample = {
+        "problem": "bitcount", "label": "replay-popcnt", "origin": "replay", "compiled": True, "correct": True,
+        "speedup": 11.5, "significant": True, "reason": None, "detail": "", "identical": False,
+        "level": "tested on 3 tests", "answer": answer,
+    }  # fmt: skip
+    report = tmp_path / "report.json"
+    report.write_text(json.dumps({"schema_version": 1, "dataset": str(FIX / "rows.jsonl"), "samples": [sample]}))
+    rows = tmp_path / "sft.jsonl"
+    assert export([report], rows, "sft") == 1
+    out = tmp_path / "sft"
+    p = _train("sft", "--model", str(tiny_model), "--data", str(rows), "--output", str(out), "--steps", "2",
+               "--batch", "1", "--max-length", "4096", tmp_path=tmp_path)  # fmt: skip
+    assert p.returncode == 0, p.stderr[-3000:]
+    assert any(out.glob("*.safetensors"))
+    assert "'loss'" in p.stdout + p.stderr
