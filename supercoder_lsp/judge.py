@@ -268,6 +268,9 @@ class Judge:
             differs = self._differs_on_timed_input(cand_exe)
         if differs:
             raise Rejected("wrong-output", differs)
+        outs = self.fdir / f"timed-{cand_exe.name}"
+        outs.mkdir(exist_ok=True)
+        failed: RuntimeError | None = None
         with sw("measure"):
             try:
                 r.program_timing = time_programs(
@@ -277,9 +280,20 @@ class Judge:
                     workload=self.workload,
                     workdir=self.fdir,
                     min_speedup=self.min_speedup,
+                    stdout_dir=outs,
                 )
             except RuntimeError as e:  # this candidate's timing failed: the others go on
-                raise Rejected("not-faster", f"could not be timed: {e}") from e
+                failed = e
+        timed = outs / "candidate.out"  # what the timed runs wrote: first, a run that skipped the work
+        if timed.exists() and self._ref_timed is not None and timed.read_bytes() != self._ref_timed.stdout:
+            r.program_timing = None
+            raise Rejected(
+                "wrong-output",
+                "a timed run (output to a file) differs from the -O3 program on the bench input: "
+                + first_difference(self._ref_timed.stdout, timed.read_bytes()),
+            )
+        if failed is not None:
+            raise Rejected("not-faster", f"could not be timed: {failed}") from failed
 
     def _decide(self, r: CandidateResult) -> None:
         """Faster beyond the noise of its own run, and not slower as a whole program."""

@@ -41,10 +41,17 @@ def time_programs(
     min_runs: int = 10,
     min_speedup: float = 1.02,
     timeout: float = 900,
+    stdout_dir: Path | None = None,
 ) -> Timing:
+    """`stdout_dir` (with `bench_input`): every timed run writes its output to `baseline.out` or
+    `candidate.out` there instead of /dev/null, for the caller to compare: a program that notices
+    it is being timed cannot skip the work unseen."""
     hf = tools.require("hyperfine", "whole-program timing")
     base_cmd = command_for(base_exe, bench_input, workload)
     cand_cmd = command_for(cand_exe, bench_input, workload)
+    if stdout_dir is not None and bench_input and not workload:
+        base_cmd += f" > {shlex.quote(str(stdout_dir / 'baseline.out'))}"
+        cand_cmd += f" > {shlex.quote(str(stdout_dir / 'candidate.out'))}"
     out = (workdir / f"hyperfine-{cand_exe.name}.json").resolve()
     # -i: a program's exit status is its own business here (it is compared with the original's before timing)
     argv = [
@@ -103,6 +110,8 @@ def _timing(res: list[dict], min_speedup: float) -> Timing:
     """The candidate's run times against both baseline runs (before and after it): the ratio of
     medians with its CI, and the baseline's A/A spread as the noise floor."""
     b1, c, b2 = res[0]["times"], res[1]["times"], res[2]["times"]
+    if min(b1 + c + b2, default=0.0) <= 0.0:  # below the clock's resolution: no ratio can be taken
+        raise RuntimeError("a run took no measurable time; use a bigger --bench-input")
     base = b1 + b2
     med, lo, hi = ratio_of_medians_ci(base, c)
     _, aa_lo, aa_hi = ratio_of_medians_ci(b1, b2)

@@ -398,3 +398,25 @@ def test_a_speedup_on_inputs_that_may_reach_only_argument_checks_is_not_claimed(
         assert c["status"] != "accepted"
         if c["timing"] and c["timing"]["significant"]:
             assert "give --bench-input or --workload" in c["detail"], c["detail"]
+
+
+def test_a_candidate_that_skips_the_work_when_it_is_timed_is_wrong_output(tmp_path):
+    """Tests and the output check read stdout through a pipe; hyperfine used to send it to /dev/null. This
+    candidate (the original calls fstat, so it may too) returns a constant when stdout is not a pipe: it
+    passes every test, and its timed runs would claim a huge speedup. The timed runs write their output
+    to a file that is compared, so it is wrong-output with the value it printed while timed."""
+    src = FIXTURES / "verify" / "timed"
+    cands = tmp_path / "cands" / "sumsq"
+    cands.mkdir(parents=True)
+    asm = subprocess.run(
+        ["gcc", "-O3", "-S", str(src / "cheat.c"), "-o", "-"], capture_output=True, text=True, check=True
+    ).stdout
+    (cands / "cheat.s").write_text(asm)
+    (tmp_path / "bench.in").write_text("30000000\n")
+    rep = run_json(
+        str(src / "prog.c"), "-f", "sumsq", "-p", "replay", "--candidates", str(tmp_path / "cands"),
+        "--tests", str(src / "tests"), "--bench-input", str(tmp_path / "bench.in"),
+    )  # fmt: skip
+    c = by_label(rep["functions"][0])["cheat"]
+    assert c["status"] == "rejected" and c["reason"] == "wrong-output", c
+    assert "timed run" in c["detail"] and "'42'" in c["detail"]
