@@ -90,6 +90,12 @@ def parser() -> argparse.ArgumentParser:
     )
     e.add_argument("-j", "--jobs", type=int, default=2, help="problems prepared in parallel (never while timing)")
     e.add_argument("--no-timing", action="store_true", help="verify only (speedups are not measured)")
+    e.add_argument(
+        "--ray",
+        metavar="ADDRESS",
+        help="spread the problems over a Ray cluster, one at a time per node (each node started with "
+        "--resources='{\"supercoder_timing\": 1}'); 'local' starts a small local instance",
+    )
     e.add_argument("--json", action="store_true", help="print the JSON report to stdout")
     e.add_argument("-o", "--output", type=Path, help="also write the JSON report to this file")
     x = sub.add_parser("export", help="verified eval results as training rows (SFT best-of-N, or RL prompts)")
@@ -268,7 +274,9 @@ def eval_cmd(a: argparse.Namespace) -> int:
         def progress(pid: str, done: int, total: int) -> None:
             prog.update(task, description=f"eval {pid}", completed=done, total=total)
 
-        ev = Evaluator(opts, state, baseline=a.baseline, jobs=a.jobs, timing=not a.no_timing, progress=progress)
+        ev = Evaluator(
+            opts, state, baseline=a.baseline, jobs=a.jobs, timing=not a.no_timing, progress=progress, ray=a.ray
+        )
         rep = ev.run(problems, str(a.dataset))
     data = rep.to_json()
     if a.output:

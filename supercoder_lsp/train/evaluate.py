@@ -112,10 +112,13 @@ class Evaluator:
         jobs: int = 2,
         timing: bool = True,
         progress: Progress | None = None,
+        ray: str | None = None,
     ):
+        """`ray`: a Ray cluster's address ("local": a small local instance) to spread the problems over."""
         if baseline not in ("O3", "O0"):
             raise InputError(f"--baseline must be O3 or O0, not {baseline}")
         self.opts, self.state, self.baseline, self.jobs, self.timing = opts, state, baseline, jobs, timing
+        self.ray = ray
         self.progress = progress or (lambda p, i, n: None)
         self.quiet = Quiet()
         self.notes: list[str] = []
@@ -132,14 +135,29 @@ class Evaluator:
                 raise InputError(
                     f"proposer {', '.join(bad)} cannot answer whole-program rows; use {', '.join(ROW_PROPOSERS)}"
                 )
-            samples = self._rows(problems)
         else:
             if self.baseline != "O3":
                 raise InputError(
                     "--baseline O0 applies to rows (their unoptimized assembly); programs time against -O3"
                 )
-            samples = self._programs(problems)
+        if self.ray:
+            from .cluster import spread
+
+            samples = spread(self, problems, self.ray)
+        else:
+            samples = self._rows(problems) if kind == "row" else self._programs(problems)
         return EvalReport(dataset, kind, self.baseline, tuple(self.opts.proposers), samples, self.notes)
+
+    def solve(self, p: Problem) -> list[Sample]:
+        """One problem's samples, here (a cluster worker's task)."""
+        return (self._rows([p]) if p.kind == "row" else self._programs([p]))[p.id]
+
+    def problem_file(self, p: Problem) -> Path:
+        """Where a problem's finished samples are kept."""
+        return self.state / _safe(p.id) / "samples.json"
+
+    def keep(self, p: Problem, samples: list[dict]) -> None:
+        _write(self.problem_file(p), samples)
 
     # -- rows: whole-program answers ---------------------------------------------------
     def _rows(self, problems: list[Problem]) -> dict[str, list[Sample]]:
@@ -228,7 +246,7 @@ class Evaluator:
         out: dict[str, list[Sample]] = {}
         for i, p in enumerate(problems):
             self.progress(p.id, i, len(problems))
-            f = self.state / _safe(p.id) / "samples.json"
+            f = self.problem_file(p)
             if f.is_file():
                 out[p.id] = [Sample(**d) for d in json.loads(f.read_text())]
                 continue

@@ -135,3 +135,18 @@ def test_bad_dataset_says_what_it_needs(tmp_path):
     assert p.returncode == 2 and "does not exist" in p.stderr
     p = supercoder("eval", str(TRAIN / "rows.jsonl"), "-p", "synth", "--state", str(tmp_path / "s"))
     assert p.returncode == 2 and "cannot answer whole-program rows" in p.stderr
+
+
+def test_eval_spread_over_a_local_ray_instance_gives_the_same_verdicts(rows_report, tmp_path):
+    """One small local Ray instance (2 CPUs, one timing slot): the same samples as the run on this machine."""
+    pytest.importorskip("ray")
+    rep, _ = rows_report
+    p = supercoder(
+        "eval", str(TRAIN / "rows.jsonl"), "--candidates", str(TRAIN / "answers"), "--no-timing", "--ray", "local",
+        "--state", str(tmp_path / "s"), "--json",
+    )  # fmt: skip
+    assert p.returncode == 0, p.stderr[-3000:]
+    got = json.loads(p.stdout)
+    key = lambda x: (x["problem"], x["label"], x["compiled"], x["correct"], x["reason"])  # noqa: E731
+    assert sorted(map(key, got["samples"])) == sorted(map(key, rep["samples"]))
+    assert {d.name for d in (tmp_path / "s").iterdir()} == {"bitcount", "sumsq"}  # kept for a resumed run
