@@ -17,8 +17,8 @@ test-fast: setup    ## each stage on its own, under a minute: no editors, no hyp
 
 # ruff (lint + format) and mypy over the Python; tsc (strict) + ESLint over the extension; StyLua over the Lua
 lint: setup
-	$(BIN)/ruff check supercoder_lsp tests benchmarks server
-	$(BIN)/ruff format --check supercoder_lsp tests benchmarks server
+	$(BIN)/ruff check supercoder_lsp tests benchmarks server train
+	$(BIN)/ruff format --check supercoder_lsp tests benchmarks server train
 	$(BIN)/mypy supercoder_lsp
 	@if command -v npm >/dev/null; then cd editors/vscode && npm run -s lint; \
 	else echo "note: npm not found; the extension and the Lua plugin are not linted"; fi

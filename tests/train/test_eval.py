@@ -150,3 +150,15 @@ def test_eval_spread_over_a_local_ray_instance_gives_the_same_verdicts(rows_repo
     key = lambda x: (x["problem"], x["label"], x["compiled"], x["correct"], x["reason"])  # noqa: E731
     assert sorted(map(key, got["samples"])) == sorted(map(key, rep["samples"]))
     assert {d.name for d in (tmp_path / "s").iterdir()} == {"bitcount", "sumsq"}  # kept for a resumed run
+
+
+def test_parquet_rows_read_like_json_lines(tmp_path):
+    pq = pytest.importorskip("pyarrow.parquet")
+    import pyarrow as pa
+
+    rows = [json.loads(ln) for ln in (TRAIN / "rows.jsonl").read_text().splitlines()]
+    pq.write_table(pa.Table.from_pylist(rows), tmp_path / "rows.parquet")
+    a, b = load(tmp_path / "rows.parquet"), load(TRAIN / "rows.jsonl")
+    assert [(p.id, p.tests, p.baseline_asm, p.prompt) for p in a] == [
+        (p.id, p.tests, p.baseline_asm, p.prompt) for p in b
+    ]

@@ -30,6 +30,7 @@ parquet() {  # verl reads parquet
   esac
 }
 train=$(parquet "$train") val=$(parquet "$val")
+"$venv/bin/python" "$here/preflight.py" "$train" "$root/supercoder_lsp/train/verl_reward.py" "${REWARD_DESIGN:-speedup}"
 exec "$venv/bin/python" -m verl.trainer.main_ppo \
   algorithm.adv_estimator=grpo \
   data.train_files="$train" data.val_files="$val" \
@@ -40,9 +41,9 @@ exec "$venv/bin/python" -m verl.trainer.main_ppo \
   actor_rollout_ref.actor.ppo_mini_batch_size=16 \
   actor_rollout_ref.actor.use_kl_loss=True actor_rollout_ref.actor.kl_loss_coef=0.001 \
   actor_rollout_ref.rollout.name=vllm actor_rollout_ref.rollout.n=8 \
-  custom_reward_function.path="$root/supercoder_lsp/train/verl_reward.py" \
-  custom_reward_function.name=compute_score \
-  +custom_reward_function.reward_kwargs.design="${REWARD_DESIGN:-speedup}" \
+  reward.custom_reward_function.path="$root/supercoder_lsp/train/verl_reward.py" \
+  reward.custom_reward_function.name=compute_score \
+  +reward.custom_reward_function.reward_kwargs.design="${REWARD_DESIGN:-speedup}" \
   trainer.nnodes="${NNODES:-1}" trainer.n_gpus_per_node="${GPUS_PER_NODE:-8}" \
   trainer.project_name=supercoder trainer.experiment_name=grpo trainer.logger='[console]' \
   "$@"
