@@ -71,23 +71,22 @@ class HFProposer:
             "max_new_tokens": self.max_new_tokens,
         }
 
-    def _prompt(self, request: ProposalRequest) -> str:
-        messages = chat_messages(self.template, request)
+    def _render(self, messages: list[dict]) -> str:
         if getattr(self.tok, "chat_template", None):
             return str(self.tok.apply_chat_template(messages, tokenize=False, add_generation_prompt=True))
         return "\n\n".join(m["content"] for m in messages)
 
-    def propose(self, request: ProposalRequest, n: int) -> Iterator[Candidate]:
-        name = request.function.name
-        inputs = self.tok(self._prompt(request), return_tensors="pt").to(self.device)
+    def complete(self, messages: list[dict], n: int, round_: int = 0) -> list[tuple[str, str | None]]:
+        """n sampled replies (text, None) to a chat as it is; none when the prompt leaves no room to answer."""
+        inputs = self.tok(self._render(messages), return_tensors="pt").to(self.device)
         prompt_len = inputs["input_ids"].shape[1]
         room = self.max_new_tokens if not self.context else min(self.max_new_tokens, self.context - prompt_len)
         if room < 16:  # the prompt (with the refinement history) leaves no room for an answer
             self.note = (
-                f"hf proposer ({self.path.name}): the round-{request.round} prompt of {prompt_len} tokens does not "
+                f"hf proposer ({self.path.name}): the round-{round_} prompt of {prompt_len} tokens does not "
                 f"fit the model's context of {self.context} tokens with room to answer; that round was skipped"
             )
-            return
+            return []
         pad = self.tok.pad_token_id if self.tok.pad_token_id is not None else self.tok.eos_token_id
         with self.torch.no_grad():
             out = self.model.generate(
@@ -98,6 +97,9 @@ class HFProposer:
                 max_new_tokens=room,
                 pad_token_id=pad,
             )
-        start = inputs["input_ids"].shape[1]
-        texts = [self.tok.decode(seq[start:], skip_special_tokens=True) for seq in out]
-        yield from candidates_from_replies(texts, name, "hf", self.path.name, request.round)
+        return [(str(self.tok.decode(seq[prompt_len:], skip_special_tokens=True)), None) for seq in out]
+
+    def propose(self, request: ProposalRequest, n: int) -> Iterator[Candidate]:
+        replies = self.complete(chat_messages(self.template, request), n, request.round)
+        texts = [t for t, _ in replies]
+        yield from candidates_from_replies(texts, request.function.name, "hf", self.path.name, request.round)

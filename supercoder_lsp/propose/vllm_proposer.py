@@ -51,13 +51,16 @@ class VLLMProposer:
             "max_new_tokens": self.max_new_tokens,
         }
 
-    def propose(self, request: ProposalRequest, n: int) -> Iterator[Candidate]:
+    def complete(self, messages: list[dict], n: int) -> list[tuple[str, str | None]]:
+        """n sampled replies (text, finish reason) to a chat as it is."""
         params = self.SamplingParams(n=n, temperature=self.temperature, max_tokens=self.max_new_tokens)
         tok = self.llm.get_tokenizer()
-        messages = chat_messages(self.template, request)
         if getattr(tok, "chat_template", None):
             outputs = self.llm.chat(messages, params)
         else:
             outputs = self.llm.generate("\n\n".join(m["content"] for m in messages), params)
-        texts = [o.text for o in outputs[0].outputs[:n]]
+        return [(o.text, getattr(o, "finish_reason", None)) for o in outputs[0].outputs[:n]]
+
+    def propose(self, request: ProposalRequest, n: int) -> Iterator[Candidate]:
+        texts = [t for t, _ in self.complete(chat_messages(self.template, request), n)]
         yield from candidates_from_replies(texts, request.function.name, "vllm", Path(self.model).name, request.round)

@@ -35,7 +35,8 @@ from .metrics import Sample, per_problem, summarize
 from .problems import Problem
 from .program_answer import compile_program
 
-ROW_PROPOSERS = ("replay", "compilers", "openai")
+MODEL_PROPOSERS = ("openai", "hf", "vllm")
+ROW_PROPOSERS = ("replay", "compilers", *MODEL_PROPOSERS)
 _NOT_COMPILED = {"assemble-error", "unusable", "link-error"}
 
 
@@ -119,6 +120,8 @@ class Evaluator:
             raise InputError(f"--baseline must be O3 or O0, not {baseline}")
         self.opts, self.state, self.baseline, self.jobs, self.timing = opts, state, baseline, jobs, timing
         self.ray = ray
+        self._models: dict[str, object] = {}
+        self._model_lock = threading.RLock()  # one generation at a time per run
         self.progress = progress or (lambda p, i, n: None)
         self.quiet = Quiet()
         self.notes: list[str] = []
@@ -198,17 +201,34 @@ class Evaluator:
                     yield label, "", None  # known: not rebuilt
                     continue
                 yield label, f"compilers:{cc} -O3 {' '.join(flags)}", compile_program(p.c_code, cc, flags)
-        elif name == "openai":
-            labels = [f"openai-{i}" for i in range(n)]
+        elif name in MODEL_PROPOSERS:
+            labels = [f"{name}-{i}" for i in range(n)]
             if all(self._sample_file(p, lb).is_file() for lb in labels):
                 yield from ((lb, "", None) for lb in labels)
                 return
-            from ..propose.registry import make_proposer
-
-            prop = make_proposer("openai", self.opts)
+            prop = self._model(name)
             msgs = p.prompt or [{"role": "user", "content": p.c_code}]
-            for lb, (text, _) in zip(labels, prop.complete(msgs, n)):  # type: ignore[attr-defined]
-                yield lb, f"openai:{prop.settings().get('model')}", extract_assembly(text)
+            with self._model_lock:
+                replies = prop.complete(msgs, n)
+            if len(replies) < n:
+                self.notes.append(
+                    f"{p.id}: {name} gave {len(replies)} of {n} replies ({prop.note or 'no reason given'})"
+                )
+            for lb, (text, _) in zip(labels, replies):
+                yield lb, f"{name}:{prop.settings().get('model')}", extract_assembly(text)
+
+    def _model(self, name: str):
+        """The model proposer, made once per run (the hf one loads its weights)."""
+        from ..propose.base import ProposerUnavailable
+        from ..propose.registry import make_proposer
+
+        with self._model_lock:
+            if name not in self._models:
+                try:
+                    self._models[name] = make_proposer(name, self.opts)
+                except ProposerUnavailable as e:
+                    raise InputError(str(e)) from e
+            return self._models[name]
 
     def _judge_row(self, p: Problem, answers: list[tuple[str, str, str | None]]) -> list[Sample]:
         base_asm = p.baseline_asm if self.baseline == "O3" else p.unoptimized_asm

@@ -78,3 +78,20 @@ def test_sft_trains_on_exported_best_of_n_rows(tiny_model, tmp_path):
     assert p.returncode == 0, p.stderr[-3000:]
     assert any(out.glob("*.safetensors"))
     assert "'loss'" in p.stdout + p.stderr
+
+
+def test_eval_rows_with_the_hf_proposer_on_the_tiny_model(tiny_model, tmp_path):
+    """The row's own prompt goes to the model; random weights write no assembly: every sample is counted,
+    none compiles, and the report says so in both conventions."""
+    from support import supercoder
+
+    p = supercoder(
+        "eval", str(FIX / "rows.jsonl"), "-p", "hf", "--hf-model", str(tiny_model), "-n", "2",
+        "--max-new-tokens", "16", "--state", str(tmp_path / "s"), "--json",
+    )  # fmt: skip
+    assert p.returncode == 0, p.stderr[-3000:]
+    rep = json.loads(p.stdout)
+    s = rep["summary"]
+    assert (s["problems"], s["samples"], s["compile_rate"], s["correct_rate"]) == (2, 4, 0.0, 0.0)
+    assert {x["reason"] for x in rep["samples"]} == {"unusable"}
+    assert s["paper"]["mean"] == 1.0 and s["ours"]["n"] == 0
