@@ -121,6 +121,7 @@ class Evaluator:
         self.opts, self.state, self.baseline, self.jobs, self.timing = opts, state, baseline, jobs, timing
         self.ray = ray
         self._models: dict[str, object] = {}
+        self.differs: list[str] = []  # rows whose -O3 assembly this machine's gcc does not reproduce
         self._model_lock = threading.RLock()  # one generation at a time per run
         self.progress = progress or (lambda p, i, n: None)
         self.quiet = Quiet()
@@ -149,6 +150,15 @@ class Evaluator:
             samples = spread(self, problems, self.ray)
         else:
             samples = self._rows(problems) if kind == "row" else self._programs(problems)
+        if self.differs:
+            from .. import tools
+
+            self.notes.insert(
+                0,
+                f"{len(self.differs)} of {len(problems)} rows: the row's -O3 assembly differs from this machine's "
+                f"gcc -O3 ({tools.version('gcc')}); answers are timed against the row's own, assembled here "
+                f"({', '.join(self.differs[:5])}{', ...' if len(self.differs) > 5 else ''})",
+            )
         return EvalReport(dataset, kind, self.baseline, tuple(self.opts.proposers), samples, self.notes)
 
     def solve(self, p: Problem) -> list[Sample]:
@@ -231,6 +241,10 @@ class Evaluator:
             return self._models[name]
 
     def _judge_row(self, p: Problem, answers: list[tuple[str, str, str | None]]) -> list[Sample]:
+        if p.baseline_asm is not None and self.baseline == "O3":
+            local = compile_program(p.c_code, "gcc", ())
+            if local is None or program_answer.answer_digest(local) != program_answer.answer_digest(p.baseline_asm):
+                self.differs.append(p.id)
         base_asm = p.baseline_asm if self.baseline == "O3" else p.unoptimized_asm
         if not base_asm:
             base_asm = compile_program(p.c_code, "gcc", ("-O0",))

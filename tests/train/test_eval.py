@@ -162,3 +162,16 @@ def test_parquet_rows_read_like_json_lines(tmp_path):
     assert [(p.id, p.tests, p.baseline_asm, p.prompt) for p in a] == [
         (p.id, p.tests, p.baseline_asm, p.prompt) for p in b
     ]
+
+
+def test_a_row_whose_o3_assembly_this_gcc_does_not_reproduce_is_named(tmp_path):
+    rows = [json.loads(ln) for ln in (TRAIN / "rows.jsonl").read_text().splitlines()]
+    rows[1]["reward_model"]["ground_truth"] = (TRAIN / "answers" / "sumsq" / "o1.s").read_text()  # another compiler's
+    (tmp_path / "rows.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    rep = _eval(
+        str(tmp_path / "rows.jsonl"), "--candidates", str(TRAIN / "answers"), "--no-timing", state=tmp_path / "s"
+    )
+    assert any(n.startswith("1 of 2 rows: the row's -O3 assembly differs") and "sumsq" in n for n in rep["notes"])
+    # answers are judged against the row's own: its -O1 code is now the baseline itself
+    by = {(x["problem"], x["label"]): x for x in rep["samples"]}
+    assert by[("sumsq", "replay-o1")]["identical"] and not by[("sumsq", "replay-identical")]["identical"]
