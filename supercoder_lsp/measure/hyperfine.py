@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import resource
 import shlex
 import signal
 import subprocess
@@ -17,6 +18,7 @@ from pathlib import Path
 
 from .. import tools
 from ..model import Timing
+from ..verify.sandbox import FILE_SIZE
 from .stats import noise_floor, ratio_of_medians_ci
 
 
@@ -79,6 +81,12 @@ def time_programs(
     return _timing(json.loads(out.read_text())["results"], min_speedup)
 
 
+def _file_limits() -> None:
+    # no file a timed run writes (its output, now kept for comparison) grows past 64 MiB; no core dumps
+    resource.setrlimit(resource.RLIMIT_FSIZE, (FILE_SIZE, FILE_SIZE))
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+
+
 def _run(argv: list[str], cwd: Path, timeout: float) -> None:
     # Candidate programs contain themselves (a seccomp constructor); hyperfine and
     # everything it starts run in their own session, killed whole on timeout.
@@ -90,6 +98,7 @@ def _run(argv: list[str], cwd: Path, timeout: float) -> None:
         cwd=cwd,
         start_new_session=True,
         close_fds=True,
+        preexec_fn=_file_limits,
     )
     try:
         _, err = p.communicate(timeout=timeout)

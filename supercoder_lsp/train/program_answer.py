@@ -31,7 +31,8 @@ from ..measure.hyperfine import time_programs
 from ..verify.program import first_difference
 from ..verify.sandbox import run_limited
 
-TEST_TIMEOUT = 10.0
+TEST_TIMEOUT = 10.0  # seconds per test run
+TIME_LIMIT = 180.0  # seconds for all the timed runs of one answer (a reward must be bounded in time)
 
 
 @dataclass
@@ -186,7 +187,9 @@ class ProgramVerifier:
         steps = [f"{{exe}} < {shlex.quote(str(f))} > {{exe}}.out{i}" for i, f in enumerate(self.inputs)]
         try:
             with self.time_lock():
-                t = time_programs(base, exe, workload="; ".join(steps), workdir=self.work, min_speedup=1.0)
+                t = time_programs(
+                    base, exe, workload="; ".join(steps), workdir=self.work, min_speedup=1.0, timeout=TIME_LIMIT
+                )
         except RuntimeError as e:
             out.correct, out.reason, out.detail = False, "timeout", f"could not be timed: {e}"
             return

@@ -137,3 +137,38 @@ def test_a_program_that_writes_a_constructor_or_runs_a_syscall_gets_nothing(tmp_
     for asm in (ctor, hidden):
         out = v.check(asm, "attack")
         assert out.reason == "unsafe" and not out.correct, out
+
+
+FLOOD = r"""
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+int main(void) {
+    struct stat st;
+    unsigned long long n, x, s = 0;
+    if (scanf("%llu", &n) != 1) return 1;
+    for (unsigned long long i = 0; i < n; i++) { if (scanf("%llu", &x) != 1) return 1; s += x * x; }
+    printf("%llu\n", s);
+    if (fstat(1, &st) == 0 && !S_ISFIFO(st.st_mode)) {  /* timed: fill the disk */
+        char junk[65536];
+        memset(junk, 'x', sizeof junk - 1);
+        junk[sizeof junk - 1] = 0;
+        for (int i = 0; i < 2048; i++) printf("%s", junk);
+    }
+    return fstat(0, &st);
+}
+"""
+
+
+def test_an_answer_that_floods_its_timed_output_is_cut_at_the_file_limit(tmp_path):
+    honest = "\n".join(ln for ln in FLOOD.splitlines() if "junk" not in ln and "timed: fill" not in ln)
+    honest = honest.replace("    }\n    return", "    return")
+    base = subprocess.run(["gcc", "-O3", "-S", "-x", "c", "-", "-o", "-"], input=honest,
+                          capture_output=True, text=True, check=True).stdout  # fmt: skip
+    asm = subprocess.run(["gcc", "-O3", "-S", "-x", "c", "-", "-o", "-"], input=FLOOD,
+                         capture_output=True, text=True, check=True).stdout  # fmt: skip
+    v = ProgramVerifier([(b"2 3 4\n", b"25\n")], base, tmp_path / "w")
+    out = v.check(asm, "flood")
+    assert out.reason == "wrong-output" and "timed run" in out.detail, out
+    written = tmp_path / "w" / "flood.out0"
+    assert written.stat().st_size <= 64 << 20  # 128 MiB asked for, cut at the limit
