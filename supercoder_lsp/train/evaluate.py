@@ -21,6 +21,7 @@ import re
 import threading
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -64,40 +65,40 @@ class EvalReport:
 
 
 class Quiet:
-    """Preparation shares the machine; timing has it alone (a readers-writer lock)."""
+    """Preparation shares the machine; timing has it alone (a readers-writer lock that prefers the writer:
+    once timing waits, no new preparation starts)."""
 
     def __init__(self) -> None:
         self._c = threading.Condition()
         self._sharing = 0
         self._alone = False
+        self._waiting = 0  # timers waiting for the machine
 
-    def share(self):
-        return _Held(self, alone=False)
+    @contextmanager
+    def share(self) -> Iterator[None]:
+        with self._c:
+            self._c.wait_for(lambda: not self._alone and not self._waiting)
+            self._sharing += 1
+        try:
+            yield
+        finally:
+            with self._c:
+                self._sharing -= 1
+                self._c.notify_all()
 
-    def alone(self):
-        return _Held(self, alone=True)
-
-
-class _Held:
-    def __init__(self, q: Quiet, alone: bool):
-        self.q, self.is_alone = q, alone
-
-    def __enter__(self):
-        with self.q._c:
-            if self.is_alone:
-                self.q._c.wait_for(lambda: not self.q._alone and self.q._sharing == 0)
-                self.q._alone = True
-            else:
-                self.q._c.wait_for(lambda: not self.q._alone)
-                self.q._sharing += 1
-
-    def __exit__(self, *exc):
-        with self.q._c:
-            if self.is_alone:
-                self.q._alone = False
-            else:
-                self.q._sharing -= 1
-            self.q._c.notify_all()
+    @contextmanager
+    def alone(self) -> Iterator[None]:
+        with self._c:
+            self._waiting += 1
+            self._c.wait_for(lambda: not self._alone and self._sharing == 0)
+            self._waiting -= 1
+            self._alone = True
+        try:
+            yield
+        finally:
+            with self._c:
+                self._alone = False
+                self._c.notify_all()
 
 
 Progress = Callable[[str, int, int], None]  # (problem, done, total)

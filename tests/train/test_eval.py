@@ -175,3 +175,36 @@ def test_a_row_whose_o3_assembly_this_gcc_does_not_reproduce_is_named(tmp_path):
     # answers are judged against the row's own: its -O1 code is now the baseline itself
     by = {(x["problem"], x["label"]): x for x in rep["samples"]}
     assert by[("sumsq", "replay-o1")]["identical"] and not by[("sumsq", "replay-identical")]["identical"]
+
+
+def test_timing_waits_for_preparation_and_stops_new_preparation():
+    import threading
+    import time
+
+    from supercoder_lsp.train.evaluate import Quiet
+
+    q, log = Quiet(), []
+    started = threading.Event()
+
+    def prepare(name: str, hold: float) -> None:
+        with q.share():
+            log.append(f"{name} start")
+            started.set()
+            time.sleep(hold)
+            log.append(f"{name} end")
+
+    def time_it() -> None:
+        with q.alone():
+            log.append("timing")
+
+    a = threading.Thread(target=prepare, args=("a", 0.3))
+    a.start()
+    started.wait()
+    t = threading.Thread(target=time_it)
+    t.start()
+    time.sleep(0.1)  # the timer now waits for a; b comes after it
+    b = threading.Thread(target=prepare, args=("b", 0.0))
+    b.start()
+    for th in (a, t, b):
+        th.join(5)
+    assert log == ["a start", "a end", "timing", "b start", "b end"]
