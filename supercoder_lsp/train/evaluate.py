@@ -251,7 +251,12 @@ class Evaluator:
             base_asm = compile_program(p.c_code, "gcc", ("-O0",))
             self.notes.append(f"{p.id}: the row has no unoptimized assembly; the baseline is gcc -O0 built here")
         verifier = program_answer.ProgramVerifier(
-            p.tests, base_asm or "", self.state / _safe(p.id) / "work", timing=self.timing, time_lock=self.quiet.alone
+            p.tests,
+            base_asm or "",
+            self.state / _safe(p.id) / "work",
+            timing=self.timing,
+            time_lock=self.quiet.alone,
+            also_trusted=tuple(a for a in (p.baseline_asm, p.unoptimized_asm) if a and a != base_asm),
         )
         samples = []
         for label, origin, asm in answers:

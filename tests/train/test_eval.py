@@ -208,3 +208,16 @@ def test_timing_waits_for_preparation_and_stops_new_preparation():
     for th in (a, t, b):
         th.join(5)
     assert log == ["a start", "a end", "timing", "b start", "b end"]
+
+
+def test_baseline_o0_times_against_the_rows_unoptimized_assembly(tmp_path):
+    rep = _eval(str(TRAIN / "rows.jsonl"), "--candidates", str(TRAIN / "answers"), "--baseline", "O0", "--no-timing",
+                state=tmp_path / "s")  # fmt: skip
+    assert rep["baseline"] == "O0"
+    by = {(x["problem"], x["label"]): x for x in rep["samples"]}
+    # the -O3 code is now an answer like any other (correct, not the baseline itself); the verdicts stay
+    assert by[("sumsq", "replay-identical")]["correct"] and not by[("sumsq", "replay-identical")]["identical"]
+    assert by[("sumsq", "replay-wrong")]["reason"] == "wrong-output"
+    assert rep["summary"]["compile_rate"] == 5 / 8
+    p = supercoder("eval", str(TRAIN / "programs"), "--baseline", "O0", "--state", str(tmp_path / "p"))
+    assert p.returncode == 2 and "applies to rows" in p.stderr
