@@ -3,9 +3,14 @@ whole program, then hyperfine against the baseline on the problem's own inputs.
 
 screen the text (against the baseline's own assembly) -> same code as the baseline (identical) ->
 assemble -> ELF and object screens -> CPU features -> link with the sandbox constructor, load-time code
-compared with the baseline's link -> every test, contained -> timing, in which every timed run writes
-its output to a file that is compared afterwards (a program that notices it is being timed and skips
-the work is `wrong-output`, not fast).
+compared with the baseline's link -> every test, contained -> generated inputs: each test's input with
+its numbers changed (seeded by the answer itself), on which the answer must print what the baseline
+prints, with its exit status -> timing on those generated inputs (the tests' own where none could be
+made), in which every timed run writes its output to a file that is compared afterwards.
+
+An answer cannot profit from knowing the tests: one that prints stored outputs for the test inputs is
+timed on inputs it has never seen, and one that is right only on them is `wrong-output`. A program
+that notices it is being timed and skips the work is `wrong-output`, not fast.
 
 Not checked for a whole program: the calling convention (there is no function boundary to guard; the
 program's calls into libc are its own business and its tests show their effect).
@@ -14,6 +19,8 @@ program's calls into libc are its own business and its tests show their effect).
 from __future__ import annotations
 
 import hashlib
+import random
+import re
 import shlex
 import subprocess
 from collections.abc import Callable
@@ -33,6 +40,23 @@ from ..verify.sandbox import run_limited
 
 TEST_TIMEOUT = 10.0  # seconds per test run
 TIME_LIMIT = 180.0  # seconds for all the timed runs of one answer (a reward must be bounded in time)
+MUTANTS_PER_TEST = 2
+MAX_MUTANTS = 16
+_NUMBER = re.compile(rb"-?\d+")
+
+
+def mutate(data: bytes, rng: random.Random) -> bytes:
+    """`data` with every number other than -1, 0 and 1 replaced by one of the same sign between half its
+    magnitude and all of it: the same shape of input (counts never grow), values the answer has not seen."""
+
+    def one(m: re.Match) -> bytes:
+        v = int(m.group())
+        if abs(v) < 2:
+            return m.group()
+        lo, hi = (v // 2, v) if v > 0 else (v, -((-v) // 2))
+        return str(rng.randint(lo, hi)).encode()
+
+    return _NUMBER.sub(one, data)
 
 
 @dataclass
@@ -102,6 +126,7 @@ class ProgramVerifier:
             self.inputs.append(f)
         self._base_exe: Path | None = None
         self.baseline_problem: str | None = None  # the baseline itself fails a test: answers cannot be judged
+        self._test_seconds = 0.0  # the baseline's slowest test
 
     def baseline(self) -> Path:
         if self._base_exe is None:
@@ -117,6 +142,7 @@ class ProgramVerifier:
             self._base_facts = object_facts(obj)
             self._base_globals = set(inspect_object(obj).globals)
             p, _, why, detail = self._run_tests(exe)
+            self._test_seconds = self._slowest
             if p != len(self.tests):
                 self.baseline_problem = f"the baseline itself fails the dataset's tests ({why}: {detail})"
         return self._base_exe
@@ -160,17 +186,60 @@ class ProgramVerifier:
         passed, _, why, detail = self._run_tests(exe)
         if passed < n:
             return Outcome(True, False, passed, n, why, detail, cpu_features=needs)
-        out = Outcome(True, True, n, n, None, f"{n} tests pass", cpu_features=needs)
-        if self.timing:
-            self._time(base, exe, out)
+        generated = self._generated(base, int(answer_digest(asm)[:16], 16))
+        differs = self._differs(exe, generated)
+        if differs:
+            return Outcome(True, False, n, n, differs[0], differs[1], cpu_features=needs)
+        more = f", and {len(generated)} generated inputs" if generated else ""
+        out = Outcome(True, True, n, n, None, f"{n} tests pass{more}", cpu_features=needs)
+        if self.timing and generated:  # inputs the answer has never seen
+            self._time(base, exe, out, generated, "generated inputs")
+        elif self.timing:  # no number to change in any test input
+            self._time(base, exe, out, [(x, y, 0) for x, y in self.tests], "test inputs")
         return out
+
+    def _generated(self, base: Path, seed: int) -> list[tuple[bytes, bytes, int]]:
+        """(input, the baseline's output, its exit status) for each test's input with its numbers changed;
+        inputs on which the baseline crashes, times out or that no number changes are left out."""
+        rng = random.Random(seed)
+        out: list[tuple[bytes, bytes, int]] = []
+        for x, _ in self.tests:
+            for _ in range(MUTANTS_PER_TEST):
+                y = mutate(x, rng)
+                if y == x or len(out) >= MAX_MUTANTS:
+                    continue
+                f = self.work / f"gen{len(out)}.txt"
+                f.write_bytes(y)
+                r = run_limited([str(base)], timeout=TEST_TIMEOUT, stdin_path=str(f), binary=True)
+                # no longer than the tests take (a changed range can ask for far more work)
+                if not r.timed_out and r.returncode >= 0 and r.seconds <= max(0.5, 2 * self._test_seconds):
+                    out.append((y, r.stdout, r.returncode))
+        return out
+
+    def _differs(self, exe: Path, generated: list[tuple[bytes, bytes, int]]) -> tuple[str, str] | None:
+        for i, (x, want, status) in enumerate(generated):
+            f = self.work / f"gen{i}.txt"
+            f.write_bytes(x)
+            r = run_limited([str(exe)], timeout=TEST_TIMEOUT, stdin_path=str(f), binary=True)
+            where = f"generated input {i} (a test's numbers changed: {x[:60]!r})"
+            if r.timed_out:
+                return "timeout", f"{where}: no result within {TEST_TIMEOUT:.0f}s"
+            if r.returncode < 0:
+                return "crash", f"{where}: killed by signal {-r.returncode}"
+            if r.stdout != want:
+                return "wrong-output", f"{where}: {first_difference(want, r.stdout)}"
+            if r.returncode != status:
+                return "wrong-output", f"{where}: exit status {r.returncode}, the baseline's is {status}"
+        return None
 
     def _run_tests(self, exe: Path) -> tuple[int, int, str | None, str]:
         """(tests passed, index of the first failure, its reason, what a user needs to see); every test runs,
         so that a partly right answer's fraction is known."""
         passed, first, why, detail = 0, -1, None, ""
+        self._slowest = 0.0
         for i, (inp, (_, want)) in enumerate(zip(self.inputs, self.tests)):
             r = run_limited([str(exe)], timeout=TEST_TIMEOUT, stdin_path=str(inp), binary=True)
+            self._slowest = max(self._slowest, r.seconds)
             bad = None
             if r.killed_by_seccomp:
                 bad = ("unsafe", "made a forbidden system call; the seccomp filter stopped it")
@@ -186,9 +255,14 @@ class ProgramVerifier:
                 first, why, detail = i, bad[0], f"test {i}: {bad[1]}"
         return passed, first, why, detail
 
-    def _time(self, base: Path, exe: Path, out: Outcome) -> None:
-        """hyperfine over all the problem's inputs in one command; each run writes every output to a file."""
-        steps = [f"{{exe}} < {shlex.quote(str(f))} > {{exe}}.out{i}" for i, f in enumerate(self.inputs)]
+    def _time(self, base: Path, exe: Path, out: Outcome, inputs: list[tuple[bytes, bytes, int]], what: str) -> None:
+        """hyperfine over all `inputs` in one command; each run writes every output to a file, compared after."""
+        files = []
+        for i, (x, _, _) in enumerate(inputs):
+            f = self.work / f"timed{i}.txt"
+            f.write_bytes(x)
+            files.append(f)
+        steps = [f"{{exe}} < {shlex.quote(str(f))} > {{exe}}.out{i}" for i, f in enumerate(files)]
         try:
             with self.time_lock():
                 t = time_programs(
@@ -197,14 +271,14 @@ class ProgramVerifier:
         except RuntimeError as e:
             out.correct, out.reason, out.detail = False, "timeout", f"could not be timed: {e}"
             return
-        for i, (_, want) in enumerate(self.tests):
+        for i, (_, want, _) in enumerate(inputs):
             got = Path(f"{exe}.out{i}").read_bytes() if Path(f"{exe}.out{i}").exists() else b""
             if got != want:
                 out.correct, out.reason = False, "wrong-output"
-                out.detail = f"a timed run of test {i} gave another output: {first_difference(want, got)}"
+                out.detail = f"a timed run of input {i} gave another output: {first_difference(want, got)}"
                 return
         out.speedup, out.ci, out.significant = t.speedup, t.ci, t.significant
-        out.detail = t.detail or out.detail
+        out.detail = f"{out.detail}; timed on {len(inputs)} {what}: {t.detail}"
 
 
 def compile_program(c_code: str, cc: str, flags: tuple[str, ...]) -> str | None:

@@ -172,3 +172,50 @@ def test_an_answer_that_floods_its_timed_output_is_cut_at_the_file_limit(tmp_pat
     assert out.reason == "wrong-output" and "timed run" in out.detail, out
     written = tmp_path / "w" / "flood.out0"
     assert written.stat().st_size <= 64 << 20  # 128 MiB asked for, cut at the limit
+
+
+LOOKUP = r"""
+#include <stdint.h>
+#include <stdio.h>
+static int ones(uint64_t x) { int c = 0; while (x) { c += x & 1; x >>= 1; } return c; }
+int main(void) {
+    unsigned long long seed, n;
+    if (scanf("%llu %llu", &seed, &n) != 2) return 1;
+    if (seed == 7 && n == 3000000) { printf("%llu\n", 96001919ULL); return 0; }  /* the big test, stored */
+    if (seed == 12345 && n == 1000) { printf("%llu\n", 32095ULL); return 0; }
+    if (n == 0) { printf("%d\n", 0); return 0; }
+    OTHERWISE
+}
+"""
+HONEST = """uint64_t s = seed | 1, total = 0;
+    for (unsigned long long i = 0; i < n; i++) { s ^= s << 13; s ^= s >> 7; s ^= s << 17; total += ones(s); }
+    printf("%llu\\n", (unsigned long long)total);
+    return 0;"""
+
+
+def _asm(c: str) -> str:
+    return subprocess.run(["gcc", "-O3", "-S", "-x", "c", "-", "-o", "-"], input=c, capture_output=True, text=True,
+                          check=True).stdout  # fmt: skip
+
+
+def _bitcount(tmp_path) -> ProgramVerifier:
+    row = ROWS["bitcount"]
+    tests = [(x.encode(), y.encode()) for x, y in zip(row["extra_info"]["inputs"], row["extra_info"]["outputs"])]
+    assert b"32095" in tests[2][1]  # the stored answers are the tests' own
+    return ProgramVerifier(tests, row["reward_model"]["ground_truth"], tmp_path / "w")
+
+
+def test_stored_outputs_for_the_tests_earn_no_speedup(tmp_path):
+    """An answer that prints the stored outputs of the test inputs and works honestly otherwise: right
+    everywhere, and on the tests 'infinitely fast'. It is timed on generated inputs, which it has never
+    seen, so it earns what its honest code earns: no speedup."""
+    out = _bitcount(tmp_path).check(_asm(LOOKUP.replace("OTHERWISE", HONEST)), "lookup")
+    assert out.correct and "timed on" in out.detail and "generated inputs" in out.detail, out
+    assert out.speedup is not None and out.speedup < 1.5 and not (out.significant and out.speedup > 1.2), out
+
+
+def test_an_answer_right_only_on_the_tests_is_wrong_output(tmp_path):
+    out = _bitcount(tmp_path).check(_asm(LOOKUP.replace("OTHERWISE", 'printf("%d\\n", 0); return 0;')), "tests-only")
+    assert out.passed == out.total == 3  # every test passes
+    assert not out.correct and out.reason == "wrong-output" and "generated input" in out.detail, out
+    assert reward.score(out) == 0.0
