@@ -24,7 +24,7 @@ from .asm.statics import shared_statics
 from .cache import Cache
 from .environment import cache_key, environment
 from .file_context import FileContext
-from .harness.plan import OUTPUT_FUNCTIONS, Plan, make_plan
+from .harness.plan import OUTPUT_FUNCTIONS, Plan, grow_records, make_plan
 from .harness_setup import build_harness, program_recording
 from .hotness import ProfileError, callgrind_profile, rank
 from .judge import Judge, choose_best
@@ -38,6 +38,7 @@ from .selection import as_compiled, holders, missing_detail
 from .source import parse_functions
 from .stopwatch import Stopwatch
 from .verify.coverage import coverage_json
+from .verify.function_check import READS_PAST
 from .verify.probe import probe_sizes
 from .verify.program import find_tests
 from .verify.sandbox import require_sandbox
@@ -245,7 +246,7 @@ class Pipeline:
             min_speedup=self.opts.min_speedup,
             base_obj=base_obj,
             extern_sizes=ctx.data_sizes() if cut.external_refs else {},
-            timing_caveat=_timing_caveat(plan),
+            timing_caveat=_timing_caveat(harness.plan if harness is not None else plan),
             coverage_caveat=_coverage_caveat(harness, self.opts.min_coverage),
             proof_budget=self.opts.proof_budget,
         )
@@ -328,6 +329,14 @@ class Pipeline:
                     early_timer = early.result()
                 except build.BuildError:
                     early_timer = None
+        grown = grow_records(plan) if harness is None and READS_PAST in (res.harness or "") else None
+        if grown is not None:  # a public struct the original reads as a larger private one: probe its size
+            with sw("harness"):
+                probed = self._probed(ctx, fn, grown, base_obj, fdir)
+                if probed.supported:
+                    plan, early_timer = probed, None  # make_timer and the recording follow the probed plan
+                    rec = program_recording(ctx, fn, plan, base_obj, fdir, self.opts, self.notes)
+                    harness, support, res.harness = build_harness(ctx, fn, plan, base_obj, fdir, self.opts, rec)
         if harness is None:
             return None, None
         with sw("measure"):

@@ -9,6 +9,7 @@ reason that says what to do instead (program tests with --tests).
 
 from __future__ import annotations
 
+import copy
 import re
 from dataclasses import dataclass, field
 
@@ -78,6 +79,7 @@ class ParamPlan:
     # an array with no length parameter: a fixed length, to be probed (as much as the original touches)
     probe: bool = False
     probed: bool = False  # its fixed length came from probing the -O3 original on guard-paged buffers
+    probe_from: int = 1  # the fewest elements a probe tries (a struct's own size)
 
     @property
     def element(self) -> ParamPlan:
@@ -267,6 +269,19 @@ def make_plan(sig: Signature | None, bounds: dict | None = None) -> Plan:
     return Plan(True, "", plans, ret)
 
 
+def grow_records(plan: Plan) -> Plan | None:
+    """`plan` with every struct parameter to be probed for the bytes the original really touches past the
+    struct's own size (a public struct cast to a larger private one), or None when there is none to grow."""
+    out = copy.deepcopy(plan)
+    grown = False
+    for p in out.params:
+        if p.record and not p.probed and not p.probe:
+            p.probe_from = p.max_len
+            p.probe, p.lo, p.hi, p.max_len = True, PROBE_MAX, PROBE_MAX, PROBE_MAX
+            grown = True
+    return out if grown else None
+
+
 def describe(plan: Plan) -> str:
     if not plan.supported:
         return plan.why
@@ -274,7 +289,14 @@ def describe(plan: Plan) -> str:
     for p in plan.params:
         if p.record:
             nulls = f", its {len(p.null_offsets)} pointer field(s) NULL" if p.null_offsets else ""
-            parts.append(f"{p.name}: one {p.record.removeprefix('const ')} ({p.max_len} bytes, fields random{nulls})")
+            what = p.record.removeprefix("const ")
+            if p.probed:  # the public struct of a larger private one (zlib's gzFile and its gz_state)
+                parts.append(
+                    f"{p.name}: one {what} that the original reads as {p.max_len} bytes (probed with guard pages; "
+                    f"its own {p.probe_from} bytes: fields random{nulls})"
+                )
+            else:
+                parts.append(f"{p.name}: one {what} ({p.max_len} bytes, fields random{nulls})")
         elif p.role == "array" and p.length_param is None:
             how = (
                 "as much as the -O3 original touches (probed with guard pages)"

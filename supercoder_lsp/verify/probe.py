@@ -40,7 +40,7 @@ def probe_sizes(
             workdir / str(k), name, out, n_random=PROBE_RANDOM, seed=seed, support_objs=support, link_flags=link_flags
         )
         exe = h.build_original(base_obj)  # built once: each run sets the length (SC_PROBE_LEN)
-        hi = _smallest_inside(h, exe, k)
+        hi = _smallest_inside(h, exe, k, p.probe_from)
         if isinstance(hi, str):
             return Plan(
                 False,
@@ -54,7 +54,7 @@ def probe_sizes(
     return out
 
 
-def _smallest_inside(h: FunctionHarness, exe: Path, k: int) -> int | str:
+def _smallest_inside(h: FunctionHarness, exe: Path, k: int, least: int = 1) -> int | str:
     """The fewest elements of parameter k within which the original stays on every input, or why
     there is no such length."""
 
@@ -66,7 +66,7 @@ def _smallest_inside(h: FunctionHarness, exe: Path, k: int) -> int | str:
         return f"touches memory outside {PROBE_MAX} elements there"
     if failed >= ran:
         return f"fails on every input even with {PROBE_MAX} elements there"
-    lo, hi = 1, PROBE_MAX  # hi: the original stays inside hi elements
+    lo, hi = least, PROBE_MAX  # hi: the original stays inside hi elements
     while lo < hi:
         mid = (lo + hi) // 2
         if inside(mid)[0]:

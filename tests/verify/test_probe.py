@@ -49,3 +49,14 @@ def test_a_buffer_read_until_a_sentinel_has_no_size_and_says_what_to_give(tmp_pa
     assert res.status == "unsupported"
     assert "'a' has no length parameter" in res.detail and "touches memory outside 4096 elements" in res.detail
     assert "--bound count_until_zero.a=N:N" in res.detail
+
+
+def test_a_public_struct_read_as_a_larger_private_one_is_sized_by_probing(tmp_path):
+    """zlib's gzFile: a 24-byte public struct that every gz* function casts to its private gz_state. The
+    original reads past the 24 bytes the type says, so the harness probes how far (the private state's
+    80 bytes here) instead of refusing the function; a rewrite that reads one byte more crashes."""
+    res = _run(tmp_path, PROBE / "file.c", "file_sum", "file_reads_more")
+    assert "reads as 80 bytes (probed with guard pages; its own 24 bytes" in res.harness, res.harness
+    assert res.coverage and res.coverage["percent"] >= 70
+    [c] = res.candidates
+    assert c.reason == "crash" and "signal 11" in c.detail, (c.reason, c.detail)
