@@ -98,8 +98,16 @@ def parser() -> argparse.ArgumentParser:
     )
     e.add_argument("--json", action="store_true", help="print the JSON report to stdout")
     e.add_argument("-o", "--output", type=Path, help="also write the JSON report to this file")
-    x = sub.add_parser("export", help="verified eval results as training rows (SFT best-of-N, or RL prompts)")
-    x.add_argument("reports", type=Path, nargs="+", help="eval reports (supercoder eval -o FILE)")
+    x = sub.add_parser(
+        "export", help="verified eval or optimize results as training rows (SFT best-of-N, or RL prompts)"
+    )
+    x.add_argument(
+        "reports",
+        type=Path,
+        nargs="+",
+        help="eval reports (supercoder eval -o FILE), or optimize reports (supercoder optimize FILE.c --tests DIR "
+        "-o FILE) of files that define main()",
+    )
     x.add_argument("-o", "--output", type=Path, required=True, help="rows as JSON lines")
     x.add_argument("--format", choices=("sft", "rl"), default="sft")
     x.add_argument("--dataset", type=Path, help="the dataset the reports ran on (default: as each report names it)")
@@ -324,7 +332,9 @@ def print_eval(data: dict, console: Console) -> None:
 def export_cmd(a: argparse.Namespace) -> int:
     from .train.export import export
 
-    n = export(a.reports, a.output, a.format, a.dataset)
+    n, notes = export(a.reports, a.output, a.format, a.dataset)
+    for note in notes:
+        print(f"note: {note}", file=sys.stderr)
     print(f"wrote {n} {a.format} rows to {a.output}")
     return EXIT_OK
 

@@ -8,6 +8,7 @@ candidate is recorded with its reason and the others go on.
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import logging
 import shutil
 import tempfile
@@ -53,6 +54,7 @@ class Report:
     functions: list[FunctionResult]
     notes: list[str] = field(default_factory=list)
     seconds: float = 0.0
+    program: dict = field(default_factory=dict)  # what a training row of this run needs (export)
 
 
 Progress = Callable[..., None]  # (function, stage, step=None, steps=None)
@@ -136,7 +138,14 @@ class Pipeline:
         finally:
             if not self.opts.keep_dir:
                 shutil.rmtree(work, ignore_errors=True)
-        return Report(str(path), env, results, list(dict.fromkeys(notes + self.notes)), time.perf_counter() - t0)
+        program = {
+            "file": str(path.resolve()),
+            "source_sha256": hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest(),
+            "has_main": has_main,
+            "tests": str(Path(self.opts.tests_dir).resolve()) if self.opts.tests_dir else None,
+        }
+        notes = list(dict.fromkeys(notes + self.notes))
+        return Report(str(path), env, results, notes, time.perf_counter() - t0, program)
 
     def _select(self, ctx: FileContext, functions: list[CFunction], notes: list[str]):
         if not functions:

@@ -124,6 +124,7 @@ def report_to_json(rep: Report) -> dict:
         "environment": rep.environment,
         "notes": rep.notes,
         "seconds": rep.seconds,
+        "program": rep.program,
         "functions": [function_to_json(f) for f in rep.functions],
     }
 

@@ -4,7 +4,9 @@ metrics in both conventions.
 Rows (whole-program answers): answers come from `replay` (DIR/<problem>/*.s, a whole program's .s or a
 model's reply), `compilers` (the program built by the other compilers and flags) or `openai` (the row's
 own prompt sent to an OpenAI-compatible server, such as the vLLM one in server/). Each is checked by
-ProgramVerifier against the row's own -O3 assembly (or its unoptimized one, `--baseline O0`).
+ProgramVerifier against the row's own -O3 assembly (or its unoptimized one, `--baseline O0`); a row whose
+`extra_info.function` names a function takes that function's assembly, placed in the program it will
+live in (function_answer).
 Programs (function-level answers): each program goes through the ordinary pipeline with its tests and
 bench input, so an answer is verified as it will live.
 
@@ -26,12 +28,14 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from .. import build, tools
+from ..asm.cut import FunctionMissing, cut_function
 from ..model import ACCEPTED
 from ..options import InputError, Options
 from ..propose.compilers import VARIANTS
 from ..propose.prompt import extract_assembly
 from ..results import claim_basis, deciding_timing
 from . import program_answer
+from .function_answer import NotPlaced, as_program
 from .metrics import Sample, per_problem, summarize
 from .problems import Problem
 from .program_answer import compile_program
@@ -211,7 +215,13 @@ class Evaluator:
                 if self._sample_file(p, label).is_file():
                     yield label, "", None  # known: not rebuilt
                     continue
-                yield label, f"compilers:{cc} -O3 {' '.join(flags)}", compile_program(p.c_code, cc, flags)
+                asm = compile_program(p.c_code, cc, flags)
+                if asm is not None and p.function:  # a function-level row: that function's code
+                    try:
+                        asm = cut_function(asm, p.function).text
+                    except FunctionMissing:
+                        asm = None  # inlined everywhere by this compiler: no answer of its own
+                yield label, f"compilers:{cc} -O3 {' '.join(flags)}", asm
         elif name in MODEL_PROPOSERS:
             labels = [f"{name}-{i}" for i in range(n)]
             if all(self._sample_file(p, lb).is_file() for lb in labels):
@@ -265,7 +275,7 @@ class Evaluator:
                 samples.append(Sample(**json.loads(f.read_text())))
                 continue
             try:
-                o = verifier.check(asm, re.sub(r"\W", "_", label))
+                o = self._check_row_answer(verifier, p, asm, re.sub(r"\W", "_", label))
             except build.BuildError:
                 self.notes.append(f"{p.id}: {verifier.baseline_problem}")
                 return []
@@ -278,6 +288,15 @@ class Evaluator:
         if verifier.baseline_problem:
             self.notes.append(f"{p.id}: {verifier.baseline_problem}")
         return samples
+
+    @staticmethod
+    def _check_row_answer(verifier, p: Problem, asm: str | None, label: str):
+        if asm is not None and p.function:  # a function-level row: checked in the program it will live in
+            try:
+                asm = as_program(p.c_code, p.function, asm)
+            except NotPlaced as e:
+                return program_answer.Outcome(False, False, 0, len(p.tests), "unusable", str(e))
+        return verifier.check(asm, label)
 
     # -- programs: function-level answers through the pipeline ------------------------
     def _programs(self, problems: list[Problem]) -> dict[str, list[Sample]]:
@@ -300,7 +319,7 @@ class Evaluator:
                 candidates_dir=self._replay_layout(p),
             )
             rep = Pipeline(opts).run(p.path / "prog.c")
-            samples = [_from_candidate(p.id, c, fr.candidates) for fr in rep.functions for c in fr.candidates]
+            samples = [sample_from_candidate(p.id, c, fr.candidates) for fr in rep.functions for c in fr.candidates]
             self.notes += [f"{p.id}: {n}" for n in rep.notes]
             for fr in rep.functions:
                 if fr.status != "done":
@@ -324,7 +343,7 @@ class Evaluator:
         return d
 
 
-def _from_candidate(pid: str, c, all_candidates) -> Sample:
+def sample_from_candidate(pid: str, c, all_candidates) -> Sample:
     verdict = c
     m = re.match(r"same assembly as candidate (\S+)", c.detail or "") if c.reason == "duplicate" else None
     if m:  # a duplicate of another candidate has that one's verdict

@@ -2,7 +2,9 @@
 
 (a) SuperCoder rows (verl parquet, or the same rows as JSON lines): `prompt` (a chat list),
     `reward_model.ground_truth` (the whole program's -O3 assembly), `extra_info` with `c_code`,
-    `inputs`, `outputs` and `unoptimized_assembly`. An answer is the whole program's assembly.
+    `inputs`, `outputs` and `unoptimized_assembly`. An answer is the whole program's assembly, or, where
+    `extra_info.function` names a function (rows exported from programs), that function's assembly,
+    verified in the whole program it will live in (function_answer).
 (b) A folder of programs in the layout of the benchmark set: `<name>/prog.c`, `<name>/tests/*.in|*.out`,
     optional `<name>/bench.in`, and `<name>/meta.json` naming the hot `function`. An answer is that
     function's assembly, verified as it will live (its own object linked with the rest of the program).
@@ -28,7 +30,7 @@ class Problem:
     unoptimized_asm: str | None = None
     data_source: str = "supercoder"
     path: Path | None = None  # the program's folder (programs)
-    function: str | None = None  # the hot function (programs)
+    function: str | None = None  # the hot function (programs; rows whose answer is one function)
     row: dict = field(default_factory=dict)  # the row as read, for export
 
 
@@ -97,6 +99,7 @@ def load_rows(rows: list[dict], where: Path | str = "rows") -> list[Problem]:
                 baseline_asm=truth,
                 unoptimized_asm=info.get("unoptimized_assembly"),
                 data_source=str(row.get("data_source") or "supercoder"),
+                function=info.get("function") or None,
                 row=row,
             )
         )

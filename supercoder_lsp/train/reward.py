@@ -30,6 +30,7 @@ from ..asm.features import cpu_model
 from ..cache import default_dir
 from ..propose.prompt import extract_assembly
 from ..verify import VERIFIER_VERSION
+from .function_answer import NotPlaced, as_program
 from .program_answer import Outcome, ProgramVerifier, answer_digest, no_answer
 
 DESIGNS = ("speedup", "graded")
@@ -87,12 +88,20 @@ def _tests(extra_info: dict) -> list[tuple[bytes, bytes]]:
 
 
 def compute_score(data_source, solution_str: str, ground_truth: str, extra_info: dict | None = None, **kwargs) -> float:
-    """verl's custom reward. kwargs (verl's `reward_kwargs`): design ("speedup" or "graded"), q."""
+    """verl's custom reward. kwargs (verl's `reward_kwargs`): design ("speedup" or "graded"), q.
+    Where `extra_info.function` names a function, the answer is that function's assembly."""
     info = extra_info or {}
     tests = _tests(info)
     if not tests:
         raise ValueError("extra_info must hold the problem's `inputs` and `outputs` (lists of strings)")
-    out = outcome_for(extract_assembly(solution_str or ""), ground_truth, tests)
+    answer = extract_assembly(solution_str or "")
+    if answer is not None and info.get("function"):  # a function-level row: the program it will live in
+        try:
+            out = outcome_for(as_program(info["c_code"], info["function"], answer), ground_truth, tests)
+        except NotPlaced as e:
+            out = Outcome(False, False, 0, len(tests), "unusable", str(e))
+    else:
+        out = outcome_for(answer, ground_truth, tests)
     return score(out, kwargs.get("design", os.environ.get("SUPERCODER_REWARD", "speedup")), float(kwargs.get("q", 1.0)))
 
 

@@ -71,7 +71,7 @@ def test_sft_trains_on_exported_best_of_n_rows(tiny_model, tmp_path):
     report = tmp_path / "report.json"
     report.write_text(json.dumps({"schema_version": 1, "dataset": str(FIX / "rows.jsonl"), "samples": [sample]}))
     rows = tmp_path / "sft.jsonl"
-    assert export([report], rows, "sft") == 1
+    assert export([report], rows, "sft") == (1, [])
     out = tmp_path / "sft"
     p = _train("sft", "--model", str(tiny_model), "--data", str(rows), "--output", str(out), "--steps", "2",
                "--batch", "1", "--max-length", "4096", tmp_path=tmp_path)  # fmt: skip
