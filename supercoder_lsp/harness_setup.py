@@ -9,39 +9,53 @@ from pathlib import Path
 
 from . import build
 from .file_context import FileContext
-from .harness.plan import Plan, describe
+from .harness.plan import Plan, describe, narrowed
 from .harness.recorded import MAX_RECORD
 from .model import CFunction
 from .options import Options
 from .verify.coverage import Coverage
 from .verify.coverage import measure as measure_coverage
-from .verify.function_check import FunctionHarness
+from .verify.function_check import FunctionHarness, OutsideDomain
 from .verify.program_state import Recording, record_program
 
 
 def build_harness(ctx: FileContext, fn: CFunction, plan: Plan, base_obj: Path, fdir: Path, opts: Options, rec):
     """Build the function harness; link the rest of the file when the function needs it. `rec` is
-    what the program's runs recorded (program_recording)."""
+    what the program's runs recorded (program_recording). Where the -O3 original runs out of time or
+    fails on most generated inputs, its integer parameters are narrowed (harness.plan.narrowed) and the
+    harness says so; the harness's own plan (`h.plan`) is the one its inputs follow."""
     attempts = [()]
     for support in attempts + [(ctx.support_object(),)]:
-        h = FunctionHarness(
-            fdir / "verify",
-            fn.name,
-            plan,
-            n_random=opts.n_random,
-            seed=opts.seed,
-            support_objs=support,
-            states=rec.states if support else [],
-            recorded=rec.inputs,
-            link_flags=ctx.library_flags(),
-        )
-        try:
-            h.prepare(base_obj)
-        except build.BuildError as e:
-            last = e
+        narrowing, tried, steps = "", plan, [0, 1]
+        while True:
+            h = FunctionHarness(
+                fdir / "verify",
+                fn.name,
+                tried,
+                n_random=opts.n_random,
+                seed=opts.seed,
+                support_objs=support,
+                states=rec.states if support else [],
+                recorded=rec.inputs,
+                link_flags=ctx.library_flags(),
+            )
+            try:
+                h.prepare(base_obj)
+                break
+            except OutsideDomain as e:
+                nxt = None
+                while nxt is None and steps:
+                    nxt = narrowed(tried, steps.pop(0))
+                if nxt is None:
+                    return None, (), str(e) + (f" (also with {narrowing})" if narrowing else "")
+                tried, narrowing = nxt
+            except build.BuildError as e:  # (a RuntimeError too) linked alone: try with the rest of the file
+                last = e
+                break
+            except RuntimeError as e:
+                return None, (), str(e)
+        if h.base is None:
             continue
-        except RuntimeError as e:
-            return None, (), str(e)
         slow = (
             (
                 f"; the -O3 baseline took {h.base_seconds:.0f}s on them: bound the inputs to make checks faster "
@@ -50,10 +64,17 @@ def build_harness(ctx: FileContext, fn: CFunction, plan: Plan, base_obj: Path, f
             if h.base_seconds > 5
             else ""
         )
+        narrow = (
+            f"; inputs narrowed to {narrowing}: the -O3 original runs out of time or fails on most wider ones "
+            f"(--bound {fn.name}.PARAM=LOW:HIGH to choose)"
+            if narrowing
+            else ""
+        )
+        h.narrowing = narrowing
         cov = measure_coverage(h, ctx.path, ctx.cfg, fdir / "coverage", ctx.library_flags())
         if isinstance(cov, Coverage):
             h.coverage, cov = cov, cov.describe()
-        return h, support, f"{h.describe_inputs()} ({describe(plan)}){slow}{_recording_note(rec)}; {cov}"
+        return h, support, f"{h.describe_inputs()} ({describe(tried)}){slow}{narrow}{_recording_note(rec)}; {cov}"
     return None, (), f"the function-level harness could not be linked: {_lines(last.output, 600)}"
 
 

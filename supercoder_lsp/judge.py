@@ -149,6 +149,7 @@ class Judge:
         with sw("verify"):
             chk = self.harness.check(cobj, cand.label)
         r.inputs_checked = chk.inputs if chk.ok else 0
+        r.inputs_domain = self.harness.narrowing or None
         if not chk.ok:
             raise Rejected(chk.reason or "wrong-output", chk.detail + self._on_program_inputs(cand, chk, sw))
 

@@ -198,6 +198,7 @@ class CandidateResult:
     source_change: SourceChange | None = None
     stage_seconds: dict[str, float] = field(default_factory=dict)
     proof: str | None = None  # "proven equal on all 2^32 inputs (exhaustive, 31.0s)", when proven
+    inputs_domain: str | None = None  # "len2 in [0, 4095]": the harness's inputs were narrowed to it
 
     @property
     def speedup(self) -> float | None:

@@ -348,6 +348,8 @@ class Pipeline:
                     harness, support, res.harness = build_harness(ctx, fn, plan, base_obj, fdir, self.opts, rec)
         if harness is None:
             return None, None
+        if harness.plan is not plan:  # its inputs were narrowed: time on the same
+            plan, early_timer = harness.plan, None
         with sw("measure"):
             timer = early_timer if early_timer is not None and not support else make_timer(support)
         return harness, timer

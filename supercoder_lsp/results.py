@@ -18,7 +18,8 @@ def claim_basis(c: CandidateResult) -> str:
     if c.proof:
         return c.proof
     if c.inputs_checked:
-        return f"verified on {c.inputs_checked:,} inputs"
+        within = f" with {c.inputs_domain}" if c.inputs_domain else ""
+        return f"verified on {c.inputs_checked:,} inputs{within}"
     return f"only {c.tests_passed} program tests pass (no function harness)"
 
 
@@ -48,7 +49,10 @@ def inputs_summary(fn: FunctionResult) -> str | None:
         return None
     rec = f", {c['recorded']:,} recorded from the program" if c["recorded"] else ""
     alone = f" (generated alone {c['generated_percent']}%)" if c["recorded"] else ""
-    return f"inputs: {c['generated']:,} generated{rec}; they run {c['percent']}% of its {c['lines']} lines{alone}"
+    within = f" with {c['narrowed']}" if c.get("narrowed") else ""
+    return (
+        f"inputs: {c['generated']:,} generated{within}{rec}; they run {c['percent']}% of its {c['lines']} lines{alone}"
+    )
 
 
 def best_speedup(fn: FunctionResult) -> float:

@@ -80,6 +80,7 @@ class ParamPlan:
     probe: bool = False
     probed: bool = False  # its fixed length came from probing the -O3 original on guard-paged buffers
     probe_from: int = 1  # the fewest elements a probe tries (a struct's own size)
+    user_bounded: bool = False  # its bounds are the user's (never narrowed)
 
     @property
     def element(self) -> ParamPlan:
@@ -262,6 +263,7 @@ def make_plan(sig: Signature | None, bounds: dict | None = None) -> Plan:
         err = _bounds(p, b)
         if err:
             return Plan(False, err, [], ret)
+        p.user_bounded = True
     n_int = sum(1 for p in plans if p.role != "float")
     n_sse = sum(1 for p in plans if p.role == "float")
     if n_int > MAX_INT_REGS or n_sse > MAX_SSE_REGS:
@@ -280,6 +282,29 @@ def grow_records(plan: Plan) -> Plan | None:
             p.probe, p.lo, p.hi, p.max_len = True, PROBE_MAX, PROBE_MAX, PROBE_MAX
             grown = True
     return out if grown else None
+
+
+NARROW_SMALL = 4095  # the second narrowing: every integer parameter in [0, 4095]
+
+
+def narrowed(plan: Plan, step: int) -> tuple[Plan, str] | None:
+    """`plan` with its integer parameters narrowed, for an original that runs out of time or fails on most
+    generated inputs (a negative length it loops on): step 0 keeps signed ones non-negative, step 1 keeps
+    every one in [0, 4095]. Parameters the user bounded stay as they are. None when nothing narrows."""
+    out, names = copy.deepcopy(plan), []
+    for p in out.params:
+        if p.role != "int" or p.user_bounded:
+            continue
+        if step == 0 and p.signed and p.lo is None:
+            p.lo, p.hi = 0, (1 << (p.bits - 1)) - 1
+        elif step == 1 and (p.lo is None or p.lo == 0):
+            p.lo, p.hi = 0, min(NARROW_SMALL, (1 << (p.bits - (1 if p.signed else 0))) - 1)
+        else:
+            continue
+        names.append(f"{p.name} in [{p.lo}, {p.hi}]")
+    if not names:
+        return None
+    return out, ", ".join(names)
 
 
 def describe(plan: Plan) -> str:

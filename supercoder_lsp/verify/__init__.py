@@ -11,12 +11,14 @@ change to what is checked (screens, harness inputs, ABI checks, comparisons, tim
 #    (buffers against the other guard), output-writing functions refused.
 #    4: the program's recorded calls replayed as inputs; gcov line coverage of the inputs (`under-tested`).
 #    5: recorded struct calls bring the memory their pointers reach, relocated; pointers compared as (buffer, offset).
-VERIFIER_VERSION = 5
+VERIFIER_VERSION = 6
 
 # What verification does not establish, said next to every claim (the CLI's notes, the JSON report).
 LIMITS = (
     "verified by testing, not proof (unless the claim says proven): an input the generator never draws can "
     "still differ",
+    "where the -O3 original runs out of time or fails on most generated inputs, its integer inputs are narrowed "
+    "(the claim says 'with len in [0, 4095]'): a candidate is not checked outside that range",
     "writes below the red zone are caught only when a signal lands while the data is live",
     "the timed loop itself is not ABI-checked: a candidate could read the stack and registers of the timing driver",
     "pointer-valued globals keep their initial values",

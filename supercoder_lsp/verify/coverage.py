@@ -72,6 +72,7 @@ def coverage_json(h: FunctionHarness) -> dict | None:
         "percent": c.percent,
         "generated_percent": c.generated_percent,
         "missed": c.missed,
+        "narrowed": h.narrowing or None,  # "len in [0, 4095]": the generated inputs were narrowed to it
     }
 
 

@@ -32,6 +32,7 @@ from ..harness.contract import (
     DIRTY_UPPER,
     EXIT_CRASH,
     EXIT_OK,
+    EXIT_SLOW,
     EXIT_SYSCALL,
     TIMED_OUT,
     TRAILER_ABI,
@@ -52,6 +53,9 @@ HARNESS_SYMBOL = "sc_fn"
 MODE_RANDOM_GLOBALS = 1
 MODE_PROGRAM_STATE = 2
 MODE_FLIP_SIDES = 4
+INPUT_MS = 1000  # an input runs out of time after one to two of these
+SHORT_INPUT_MS = 20  # ... or of these, once four inputs of the -O3 original ran out of time at the first
+MODE_STOP_SLOW = 16  # the baseline's first run: stop when most inputs run out of time (EXIT_SLOW)
 
 
 READS_PAST = "depends on where its buffers lie"  # the self-check's verdict (pipeline: probe struct sizes)
@@ -137,6 +141,9 @@ class FunctionHarness:
         self.skipped = 0  # inputs on which the -O3 original itself crashes or runs out of time
         self.outside_recorded = 0  # of them: recorded calls that reach memory the recording did not keep
         self.base: Records | None = None
+        self.input_ms = INPUT_MS
+        self.skip_file: Path | None = None  # the inputs the original ran out of time on (not run again)
+        self.narrowing = ""  # "len2 in [0, 4095]" where its integer inputs were narrowed (harness_setup)
         self.states = list(states or [])  # recorded program states (verify/program_state.Snapshot)
         self.n_states = 0
         self.recorded = recorded if recorded else None  # the program's own calls, replayed after the generated inputs
@@ -196,6 +203,10 @@ class FunctionHarness:
             )
 
     def _run(self, exe: Path, n: int, mode: int, timeout: float, env: dict[str, str] | None = None) -> Records:
+        if self.input_ms != INPUT_MS:
+            env = {**(env or {}), "SC_INPUT_MS": str(self.input_ms)}
+        if self.skip_file is not None:
+            env = {**(env or {}), "SC_SKIP": str(self.skip_file)}
         fd, path = tempfile.mkstemp(prefix="sc-records-", dir=self.dir)
         try:
             r = run_limited(
@@ -216,9 +227,19 @@ class FunctionHarness:
         rec = None
         state = MODE_PROGRAM_STATE if self.n_states else 0
         for mode in (MODE_RANDOM_GLOBALS | state, state) if self.support else (0,):
-            r = self._run(exe, 10**9, mode, BASELINE_SECONDS + 10)
+            r = self._run(exe, 10**9, mode | MODE_STOP_SLOW, BASELINE_SECONDS + 10)
+            if r.run.returncode == EXIT_SLOW and self.input_ms > SHORT_INPUT_MS:
+                # inputs run out of time, each after a second or two: run them all again with far less each
+                self.input_ms = SHORT_INPUT_MS
+                r = self._run(exe, 10**9, mode | MODE_STOP_SLOW, BASELINE_SECONDS + 10)
+            if r.run.returncode == EXIT_SLOW:
+                slow = sum(1 for i in range(len(r.status)) if r.status[i] & TIMED_OUT)
+                raise OutsideDomain(
+                    f"the -O3 original runs out of time on most generated inputs ({slow} of the first "
+                    f"{len(r.status)}); bound them (--bound FUNC.PARAM=LOW:HIGH or [bounds.FUNC] in .supercoder.toml)"
+                )
             if r.run.timed_out:
-                raise RuntimeError(
+                raise OutsideDomain(
                     f"the -O3 baseline needs over {BASELINE_SECONDS}s for the generated inputs; "
                     "bound them (--bound FUNC.PARAM=LOW:HIGH or [bounds.FUNC] in .supercoder.toml)"
                 )
@@ -233,13 +254,17 @@ class FunctionHarness:
                 break
         assert rec is not None
         r, skipped, self.mode = rec
+        timed_out = bytes(1 if s & TIMED_OUT else 0 for s in r.status)
+        if any(timed_out):
+            self.skip_file = self.dir / "skip.bin"
+            self.skip_file.write_bytes(timed_out)
         self.base = r
         self.n_inputs = len(r.status)
         self.skipped = skipped
         self.base_dirty_upper = any(s & DIRTY_UPPER for s in r.status)
         self.base_seconds = r.run.seconds
         if skipped == self.n_inputs:
-            raise RuntimeError(
+            raise OutsideDomain(
                 "the -O3 original crashes or runs out of time on every generated input; "
                 "give input bounds for its parameters (--bound NAME=LOW:HIGH)"
             )
@@ -294,8 +319,9 @@ class FunctionHarness:
 
     def describe_inputs(self) -> str:
         crashes = self.skipped - self.outside_recorded
+        limit = f" (over {self.input_ms}-{2 * self.input_ms} ms each)" if self.input_ms != INPUT_MS else ""
         skipped = (
-            f", {crashes:,} skipped: the -O3 original crashes or runs out of time on them" if crashes else ""
+            f", {crashes:,} skipped: the -O3 original crashes or runs out of time on them{limit}" if crashes else ""
         ) + (
             f", {self.outside_recorded:,} recorded calls left out: they reach memory the recording did not keep"
             if self.outside_recorded
@@ -394,7 +420,8 @@ class FunctionHarness:
                     return Check(
                         False,
                         "timeout",
-                        f"no result within 1-2 s on input {inp}, where the original returns {expected}",
+                        f"no result within {self.input_ms}-{2 * self.input_ms} ms on input {inp}, where the original "
+                        f"returns {expected}",
                         i,
                     )
                 if st & CRASHED:
@@ -439,6 +466,11 @@ class FunctionHarness:
                 0,
             )
         return Check(True, None, f"same results on {self.checked:,} inputs", self.checked)
+
+
+class OutsideDomain(RuntimeError):
+    """The generated inputs are not the function's: the -O3 original fails or runs out of time on (nearly)
+    all of them. Narrower inputs may do (harness.plan.narrowed)."""
 
 
 SYSCALL_NAMES = {0: "read", 1: "write", 2: "open", 9: "mmap", 12: "brk", 39: "getpid", 257: "openat", 318: "getrandom"}

@@ -1,0 +1,66 @@
+"""An original that runs out of time on most generated inputs (a negative length it loops on, as zlib's
+crc32_combine does) gets a harness on narrowed inputs instead of none, and every claim says so."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from support import FIXTURES
+
+from supercoder_lsp import build
+from supercoder_lsp.asm.cut import cut_function
+from supercoder_lsp.model import BuildConfig
+from supercoder_lsp.pipeline import Options, Pipeline
+from supercoder_lsp.results import claim_basis, inputs_summary
+
+DOMAIN = FIXTURES / "verify" / "domain"
+
+
+def _run(tmp: Path, *cands: str, bounds: dict | None = None, src: str = "combine", fn: str = "combine"):
+    d = tmp / "cands" / fn
+    d.mkdir(parents=True)
+    cfg = BuildConfig("gcc", ("-O3",), "test", str(DOMAIN))
+    for c in cands:
+        (d / f"{c}.s").write_text(cut_function(build.compile_to_asm(DOMAIN / f"{c}.c", cfg, tmp / f"{c}.s"), fn).text)
+    opts = Options(
+        proposers=("replay",), candidates_dir=tmp / "cands", functions=(fn,), n_random=3000, rounds=4,
+        use_cache=False, bounds=bounds or {},
+    )  # fmt: skip
+    [res] = Pipeline(opts).run(DOMAIN / f"{src}.c").functions
+    return res
+
+
+def test_inputs_are_narrowed_where_the_original_runs_out_of_time_and_claims_say_so(tmp_path):
+    res = _run(tmp_path, "combine_negfast", "combine_wrong_big")
+    assert res.status == "done", res.detail
+    assert "inputs narrowed to len in [0, 9223372036854775807]" in res.harness, res.harness
+    assert "--bound combine.PARAM=LOW:HIGH" in res.harness
+    assert re.match(r"inputs: [\d,]+ generated with len in \[0, 9223372036854775807\];", inputs_summary(res) or "")
+    by = {c.label: c for c in res.candidates}
+    # wrong only where the original never returns: verified, and the claim names the domain
+    neg = by["combine_negfast"]
+    assert neg.reason != "wrong-output" and neg.inputs_checked > 0, (neg.reason, neg.detail)
+    assert claim_basis(neg).endswith("inputs with len in [0, 9223372036854775807]")
+    # wrong inside the domain (every len from 2^40 on): still caught
+    assert by["combine_wrong_big"].reason == "wrong-output", by["combine_wrong_big"].detail
+
+
+def test_a_users_bound_is_kept_and_not_narrowed(tmp_path):
+    """Every len the user allows is negative: the original never returns, the narrowing leaves len alone
+    (it only tries crc), and the function says why it has no harness."""
+    res = _run(tmp_path, "combine_negfast", bounds={"combine": {"len": [-5, -1]}})
+    assert res.status == "unsupported"
+    assert "runs out of time on most generated inputs" in res.detail, res.detail
+    assert "also with crc in [0, 4095]" in res.detail and "len in" not in res.detail
+
+
+def test_inputs_the_original_never_returns_on_are_skipped_quickly_and_the_rest_compared(tmp_path):
+    """zlib's multmodp never returns for a == 0, which about one generated input in seventy has. The
+    harness stops at the fourth such input, runs them all again with 20-40 ms each, and never runs those
+    inputs again for a candidate (each would cost the limit again); every other input is compared."""
+    res = _run(tmp_path, "mult_wrong", src="mult", fn="multmodp")
+    assert "skipped: the -O3 original crashes or runs out of time on them (over 20-40 ms each)" in res.harness
+    [c] = res.candidates
+    assert c.reason == "wrong-output" and "multmodp(a=1," in c.detail, c.detail
+    assert res.candidates[0].stage_seconds.get("verify", 0) < 30
