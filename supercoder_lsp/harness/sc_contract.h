@@ -11,6 +11,7 @@
 #define SC_EXIT_CRASH 4        /* the harness itself failed outside a call */
 #define SC_EXIT_SYSCALL 6      /* a forbidden system call: a trailer record says which */
 #define SC_EXIT_SLOW 7         /* (MODE bit 16) inputs ran out of time (4 with the long limit, most with a short one): stopped early */
+#define SC_EXIT_ALLOCATES 8    /* (MODE bit 16) a call of the original left memory allocated: stopped there */
 #define SC_EXIT_NO_SANDBOX 71  /* the seccomp filter could not be installed */
 #define SC_EXIT_PROTECT 73     /* the timing driver could not protect its own state */
 #define SC_EXIT_THUNK_ABI 86   /* the checking thunk in a program under test saw a calling-convention finding */
@@ -21,6 +22,7 @@
 #define SC_TRAILER_ABI 0x400ULL      /* trailer: words 1, 2 = input, finding */
 #define SC_TRAILER_SYSCALL 0x800ULL  /* trailer: words 1, 2 = input, system call number */
 #define SC_DIRTY_UPPER 0x10000ULL
+#define SC_ALLOCATED 0x20000ULL      /* the call left the memory held from malloc changed (allocated, or freed what it was given) */
 
 /* calling-convention findings, in the order of their codes */
 #define SC_ABI_FINDINGS(X) \

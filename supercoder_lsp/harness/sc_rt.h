@@ -3,6 +3,7 @@
 #ifndef SC_RT_H
 #define SC_RT_H
 #define _GNU_SOURCE
+#include <malloc.h>
 #include <math.h>
 #include <signal.h>
 #include <stdint.h>
@@ -124,6 +125,22 @@ static inline size_t sc_rand_len(sc_rng *r, size_t lo, size_t max) {
     size_t v = b ? (size_t)(sc_next(r) >> (64 - b)) : 0;
     return lo + (v > max - lo ? max - lo : v);
 }
+
+/* Allocation without system calls, for code that runs sandboxed: every allocation from the heap (no
+ * mmap), never given back (no trim), and the heap grown by SC_HEAP_RESERVE and freed before the sandbox
+ * (which also lets malloc set itself up, getrandom included). A function that mallocs and frees a
+ * working buffer then runs in the function harness; one that needs more makes a system call and says so. */
+#define SC_HEAP_RESERVE (64u << 20)
+static inline void sc_heap_reserve(void) {
+    mallopt(M_MMAP_MAX, 0);
+    mallopt(M_TRIM_THRESHOLD, -1);
+    void *p = malloc(SC_HEAP_RESERVE);
+    __asm__ volatile("" : : "r"(p) : "memory"); /* kept: gcc drops a malloc whose block is only freed */
+    free(p);
+}
+
+/* Bytes the program holds from malloc (what a call leaves allocated shows as a change). */
+static inline size_t sc_heap_held(void) { return mallinfo2().uordblks; }
 
 static inline uint64_t sc_now_ns(void) {
     struct timespec ts;

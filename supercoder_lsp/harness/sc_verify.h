@@ -281,10 +281,12 @@ static uint64_t sc_one(sc_input *in, uint64_t *ret, uint64_t *outputs) {
         *ret = 0; *outputs = 0;
         return sig == SIGALRM ? SC_TIMED_OUT : SC_CRASHED | (uint64_t)sig;
     }
+    size_t held = sc_heap_held();
     *ret = sc_call(in);
     sc_in_call = 0;
+    int allocated = sc_heap_held() != held;
     *outputs = sc_hash_globals(sc_hash_outputs(in));
-    return sc_upper_dirty ? SC_DIRTY_UPPER : 0;
+    return (sc_upper_dirty ? SC_DIRTY_UPPER : 0) | (allocated ? SC_ALLOCATED : 0);
 }
 
 int main(int argc, char **argv) {
@@ -305,6 +307,7 @@ int main(int argc, char **argv) {
         sc_show(in, "f");
         fflush(stdout);
         sc_start_watchdog();
+        sc_heap_reserve();
         sc_sandbox_enter(SC_STRICT, -1);
         uint64_t ret, outputs, st = sc_one(in, &ret, &outputs);
         fflush(stdout);
@@ -328,6 +331,7 @@ int main(int argc, char **argv) {
     sc_flip_sides = (sc_mode & 4) != 0;
     if (n > SC_NINPUTS) n = SC_NINPUTS;
     sc_read_skip();
+    sc_heap_reserve();
     sc_start_ticks();
     sc_start_watchdog();
     if (!(sc_mode & 8)) sc_sandbox_enter(SC_STRICT, sc_record_fd); /* bit 8: the user's own -O3 code, for coverage */
@@ -353,6 +357,10 @@ int main(int argc, char **argv) {
          * limit, at the 4th such input (each costs a second or two: the caller runs again with a short
          * limit); with a short one, once they are most inputs: those lie outside the function's domain
          * (a negative length it loops on), and the caller tries narrower inputs */
+        if ((sc_mode & 16) && (rec[0] & SC_ALLOCATED)) { /* its result lives in memory it allocated */
+            sc_flush_records();
+            return SC_EXIT_ALLOCATES;
+        }
         if (rec[0] & SC_TIMED_OUT) sc_timeouts++;
         if ((sc_mode & 16) && ((sc_input_ms >= 1000 && sc_timeouts >= 4) ||
                                (sc_timeouts >= 8 && sc_timeouts * 4 > sc_cur + 1))) {

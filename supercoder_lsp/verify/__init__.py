@@ -11,7 +11,7 @@ change to what is checked (screens, harness inputs, ABI checks, comparisons, tim
 #    (buffers against the other guard), output-writing functions refused.
 #    4: the program's recorded calls replayed as inputs; gcov line coverage of the inputs (`under-tested`).
 #    5: recorded struct calls bring the memory their pointers reach, relocated; pointers compared as (buffer, offset).
-VERIFIER_VERSION = 6
+VERIFIER_VERSION = 7
 
 # What verification does not establish, said next to every claim (the CLI's notes, the JSON report).
 LIMITS = (

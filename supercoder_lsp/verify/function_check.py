@@ -28,8 +28,10 @@ from ..asm.elfcheck import check_linked
 from ..harness import include_dir
 from ..harness.contract import (
     ABI_FINDINGS,
+    ALLOCATED,
     CRASHED,
     DIRTY_UPPER,
+    EXIT_ALLOCATES,
     EXIT_CRASH,
     EXIT_OK,
     EXIT_SLOW,
@@ -203,10 +205,13 @@ class FunctionHarness:
             )
 
     def _run(self, exe: Path, n: int, mode: int, timeout: float, env: dict[str, str] | None = None) -> Records:
+        # malloc without its per-thread cache: a freed block is free again at once, so the memory a call
+        # leaves allocated shows (sc_heap_held)
+        env = {**(env or {}), "GLIBC_TUNABLES": "glibc.malloc.tcache_count=0"}
         if self.input_ms != INPUT_MS:
-            env = {**(env or {}), "SC_INPUT_MS": str(self.input_ms)}
+            env = {**env, "SC_INPUT_MS": str(self.input_ms)}
         if self.skip_file is not None:
-            env = {**(env or {}), "SC_SKIP": str(self.skip_file)}
+            env = {**env, "SC_SKIP": str(self.skip_file)}
         fd, path = tempfile.mkstemp(prefix="sc-records-", dir=self.dir)
         try:
             r = run_limited(
@@ -232,6 +237,12 @@ class FunctionHarness:
                 # inputs run out of time, each after a second or two: run them all again with far less each
                 self.input_ms = SHORT_INPUT_MS
                 r = self._run(exe, 10**9, mode | MODE_STOP_SLOW, BASELINE_SECONDS + 10)
+            if r.run.returncode == EXIT_ALLOCATES:
+                raise RuntimeError(
+                    f"a call of the -O3 original leaves memory allocated (input {len(r.status) - 1:,}): its result "
+                    "lives in memory it allocates, which the function harness does not compare; give program "
+                    "tests with --tests DIR"
+                )
             if r.run.returncode == EXIT_SLOW:
                 slow = sum(1 for i in range(len(r.status)) if r.status[i] & TIMED_OUT)
                 raise OutsideDomain(
@@ -412,6 +423,14 @@ class FunctionHarness:
             if base.failed(i):
                 continue
             st = got.status[i]
+            if st & ALLOCATED and not base.status[i] & ALLOCATED:
+                return Check(
+                    False,
+                    "wrong-output",
+                    f"leaves memory allocated, or frees memory it was given, on input {self._input(i)}; "
+                    "the original frees all it allocates",
+                    i,
+                )
             if st & (CRASHED | TIMED_OUT) or got.values[i] != base.values[i]:
                 inp, expected = self._show(self.base_exe, i)
                 _, actual = self._show(exe, i)
