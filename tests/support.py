@@ -79,3 +79,19 @@ def check_asm(h: FunctionHarness, tmp: Path, text: str, tag: str):
     obj = tmp / f"{tag}.o"
     build.assemble(text, obj)
     return h.check(obj, tag)
+
+
+def pipeline_on_rewrites(tmp: Path, src: Path, fn: str, *rewrites: Path, **options):
+    """The pipeline on `fn` of `src`, its candidates the given C rewrites (each built at gcc -O3 and cut),
+    as the replay proposer gives them; `options` override the Options (3,000 random inputs, 4 rounds)."""
+    from supercoder_lsp.pipeline import Options, Pipeline
+
+    d = tmp / "cands" / fn
+    d.mkdir(parents=True)
+    cfg = BuildConfig("gcc", ("-O3",), "test", str(src.parent))
+    for c in rewrites:
+        (d / f"{c.stem}.s").write_text(cut_function(build.compile_to_asm(c, cfg, tmp / f"{c.stem}.s"), fn).text)
+    opts = dict(proposers=("replay",), candidates_dir=tmp / "cands", functions=(fn,), n_random=3000, rounds=4)
+    opts.update(use_cache=False, **options)
+    [res] = Pipeline(Options(**opts)).run(src).functions
+    return res

@@ -7,28 +7,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from support import FIXTURES
-
-from supercoder_lsp import build
-from supercoder_lsp.asm.cut import cut_function
-from supercoder_lsp.model import BuildConfig
-from supercoder_lsp.pipeline import Options, Pipeline
+from support import FIXTURES, pipeline_on_rewrites
 
 ALLOC = FIXTURES / "verify" / "alloc"
 
 
 def _run(tmp: Path, src: str, fn: str, *cands: str):
-    d = tmp / "cands" / fn
-    d.mkdir(parents=True)
-    cfg = BuildConfig("gcc", ("-O3",), "test", str(ALLOC))
-    for c in cands:
-        (d / f"{c}.s").write_text(cut_function(build.compile_to_asm(ALLOC / f"{c}.c", cfg, tmp / f"{c}.s"), fn).text)
-    opts = Options(
-        proposers=("replay",), candidates_dir=tmp / "cands", functions=(fn,), n_random=3000, rounds=4,
-        use_cache=False,
-    )  # fmt: skip
-    [res] = Pipeline(opts).run(ALLOC / f"{src}.c").functions
-    return res
+    return pipeline_on_rewrites(tmp, ALLOC / f"{src}.c", fn, *(ALLOC / f"{c}.c" for c in cands))
 
 
 def test_a_function_with_a_malloced_working_buffer_is_verified_and_a_leak_is_wrong(tmp_path):

@@ -6,29 +6,16 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from support import FIXTURES
+from support import FIXTURES, pipeline_on_rewrites
 
-from supercoder_lsp import build
-from supercoder_lsp.asm.cut import cut_function
-from supercoder_lsp.model import BuildConfig
-from supercoder_lsp.pipeline import Options, Pipeline
 from supercoder_lsp.results import claim_basis, inputs_summary
 
 DOMAIN = FIXTURES / "verify" / "domain"
 
 
 def _run(tmp: Path, *cands: str, bounds: dict | None = None, src: str = "combine", fn: str = "combine"):
-    d = tmp / "cands" / fn
-    d.mkdir(parents=True)
-    cfg = BuildConfig("gcc", ("-O3",), "test", str(DOMAIN))
-    for c in cands:
-        (d / f"{c}.s").write_text(cut_function(build.compile_to_asm(DOMAIN / f"{c}.c", cfg, tmp / f"{c}.s"), fn).text)
-    opts = Options(
-        proposers=("replay",), candidates_dir=tmp / "cands", functions=(fn,), n_random=3000, rounds=4,
-        use_cache=False, bounds=bounds or {},
-    )  # fmt: skip
-    [res] = Pipeline(opts).run(DOMAIN / f"{src}.c").functions
-    return res
+    rewrites = (DOMAIN / f"{c}.c" for c in cands)
+    return pipeline_on_rewrites(tmp, DOMAIN / f"{src}.c", fn, *rewrites, bounds=bounds or {})
 
 
 def test_inputs_are_narrowed_where_the_original_runs_out_of_time_and_claims_say_so(tmp_path):

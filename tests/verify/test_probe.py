@@ -4,34 +4,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from support import FIXTURES
-
-from supercoder_lsp import build
-from supercoder_lsp.asm.cut import cut_function
-from supercoder_lsp.model import BuildConfig
-from supercoder_lsp.pipeline import Options, Pipeline
+from support import FIXTURES, pipeline_on_rewrites
 
 PROBE = FIXTURES / "verify" / "probe"
 
 
 def _run(tmp: Path, src: Path, fn: str, *wrong: str):
-    cands = tmp / "cands" / fn
-    cands.mkdir(parents=True)
-    cfg = BuildConfig("gcc", ("-O3",), "test", str(PROBE))
-    for w in wrong:
-        (cands / f"{w}.s").write_text(
-            cut_function(build.compile_to_asm(PROBE / f"{w}.c", cfg, tmp / f"{w}.s"), fn).text
-        )
-    opts = Options(
-        proposers=("replay",),
-        candidates_dir=tmp / "cands",
-        functions=(fn,),
-        n_random=3000,
-        rounds=6,
-        use_cache=False,
-    )
-    [res] = Pipeline(opts).run(src).functions
-    return res
+    return pipeline_on_rewrites(tmp, src, fn, *(PROBE / f"{w}.c" for w in wrong), rounds=6)
 
 
 def test_fixed_size_arrays_get_the_size_the_original_touches(tmp_path):
