@@ -25,5 +25,6 @@ LIMITS = (
     "a struct parameter's pointer fields are NULL in generated inputs; the program's recorded calls bring the "
     "memory they reach (64 KiB a region, depth 2), compared as (buffer, offset); a pointer to memory not kept "
     "and pointers the function stores in a struct field to memory outside its buffers are not compared",
-    "timing repeats 512 inputs: a cache kept on the stack beyond the function's frame could make it look faster",
+    "timing repeats 512 inputs: a cache kept on the stack beyond the function's frame, or (where the original "
+    "allocates, so the candidate may too) in heap memory it freed, could make it look faster",
 )
