@@ -254,12 +254,12 @@ def symbolic(name: str, sig: Signature, base_obj: Path, cand_obj: Path, workdir:
     bits = sum(_width(p.type) for p in sig.params)
     status = got.get("status")
     if status == "proven":
-        o, c = got["paths"]
-        return Proof(
-            "proven",
-            f"proven equal on all 2^{bits} inputs (symbolic: angr + z3, {o} and {c} paths, "
-            f"{time.perf_counter() - t0:.1f}s)",
-        )
+        took = f"{time.perf_counter() - t0:.1f}s"
+        if "induction" in got:
+            how = f"by induction over the original's loop, invariant {got['induction']}, f the candidate"
+        else:
+            how = "{} and {} paths".format(*got["paths"])
+        return Proof("proven", f"proven equal on all 2^{bits} inputs (symbolic: angr + z3, {how}, {took})")
     if status == "refuted":
         return _confirmed(name, sig, base_obj, cand_obj, workdir, tuple(got["args"]))
     why = got.get("why") or f"the prover failed: {(r.stderr or '').strip()[-200:]}"

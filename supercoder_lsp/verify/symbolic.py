@@ -28,6 +28,8 @@ import logging
 import sys
 import time
 
+from . import induction
+
 RET = 0x5C0DE000  # where the function returns to: no code there
 MAX_ACTIVE = 4096  # paths alive at once before the proof gives up
 
@@ -128,6 +130,14 @@ def _satisfiable(claripy, cond, deadline: float) -> bool:
     return solver.satisfiable()
 
 
+def _covering(claripy, side: str, paths: list, deadline: float) -> list:
+    """The paths, once they are known to cover every input: a path narrowed by the engine (a symbolic
+    address it fixed to one value) leaves inputs no path stands for, and the If chain would be wrong."""
+    if not paths or _satisfiable(claripy, claripy.Not(claripy.Or(*[c for c, _ in paths])), deadline):
+        raise Inconclusive(f"the paths of {side} do not cover every input")
+    return paths
+
+
 def prove(spec: dict) -> dict:
     logging.disable(logging.WARNING)  # angr's warnings about filled memory are expected here
     t0 = time.monotonic()
@@ -139,13 +149,35 @@ def prove(spec: dict) -> dict:
         return {"status": "unavailable", "why": f"angr is not installed ({e}): pip install -e '.[prove]'"}
     syms, regs = _args(claripy, spec["params"])
     try:
-        po = _paths(angr, claripy, spec["original"], spec["name"], regs, spec["ret_bits"], deadline)
-        pc = _paths(angr, claripy, spec["candidate"], spec["name"], regs, spec["ret_bits"], deadline)
-        for side, paths in (("the original", po), ("the candidate", pc)):
-            # the paths must cover every input: a path narrowed by the engine (a symbolic address it
-            # fixed to one value) leaves inputs no path stands for, and the If chain would be wrong
-            if not paths or _satisfiable(claripy, claripy.Not(claripy.Or(*[c for c, _ in paths])), deadline):
-                raise Inconclusive(f"the paths of {side} do not cover every input")
+        pc = _covering(
+            claripy,
+            "the candidate",
+            _paths(angr, claripy, spec["candidate"], spec["name"], regs, spec["ret_bits"], deadline),
+            deadline,
+        )
+        # a loop in the original: first by induction over one step of it, in part of the budget
+        try:
+            form = induction.prove(
+                angr,
+                claripy,
+                spec["original"],
+                spec["name"],
+                syms,
+                regs,
+                _result(pc, claripy),
+                spec["ret_bits"],
+                RET,
+                min(deadline, time.monotonic() + spec["budget"] / 2),
+            )
+            return {"status": "proven", "induction": form, "seconds": round(time.monotonic() - t0, 1)}
+        except induction.NotInductive:
+            pass
+        po = _covering(
+            claripy,
+            "the original",
+            _paths(angr, claripy, spec["original"], spec["name"], regs, spec["ret_bits"], deadline),
+            deadline,
+        )
         # one query over both whole results (faster in z3 here than one query per path)
         solver = _solver(claripy, deadline)
         solver.add(_result(po, claripy) != _result(pc, claripy))
