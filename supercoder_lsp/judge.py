@@ -226,12 +226,19 @@ class Judge:
         else:
             self._untried[r.label] = p.detail  # tested only, and why: said after the timing
 
-    def prove_symbolic(self, r: CandidateResult) -> None:
+    def prove_symbolic(self, r: CandidateResult, reference: CandidateResult | None = None) -> None:
         """Equal on every input by symbolic execution (verify/symbolic.py), where exhaustion does not
         reach; for the accepted candidate whose speedup will be claimed (the pipeline picks it), so
-        the claim says "proven". A confirmed counterexample rejects it as `wrong-output`."""
+        the claim says "proven". A confirmed counterexample rejects it as `wrong-output`. With a
+        `reference`, a candidate already proven equal to the original, r is compared with it."""
         sig = self.fn.signature
         cobj = self._objects.get(r.label)
+        ref = None
+        if reference is not None:
+            ref_obj = self._objects.get(reference.label)
+            if ref_obj is None or not reference.proof or reference.status != ACCEPTED:
+                return
+            ref = (ref_obj, reference.label)
         if cobj is None or self.harness is None or self.base_obj is None or not self.proof_budget or r.proof:
             return
         if not symbolic_applies(sig) or (domain_bits(sig) is not None and r.label not in self._untried):
@@ -240,7 +247,8 @@ class Judge:
             return  # it reads the file's globals: its result is not a function of its arguments alone
         assert sig is not None
         with Stopwatch(r.stage_seconds)("prove"):
-            p = symbolic(self.fn.name, sig, self.base_obj, cobj, self.fdir / f"prove-{r.label}", self.proof_budget)
+            where = self.fdir / (f"prove-{r.label}" if ref is None else f"prove-{r.label}-by-{ref[1]}")
+            p = symbolic(self.fn.name, sig, self.base_obj, cobj, where, self.proof_budget, reference=ref)
         if p.status == "refuted":
             r.status, r.reason, r.detail = REJECTED, "wrong-output", describe_counterexample(self.fn.name, sig, p)
         elif p.status == "proven":

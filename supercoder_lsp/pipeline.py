@@ -34,7 +34,7 @@ from .model import ACCEPTED, Candidate, CandidateResult, CFunction, FunctionResu
 from .options import InputError, Options
 from .propose.base import Feedback, ProposalRequest, ProposerUnavailable
 from .propose.registry import make_proposer
-from .results import no_win_summary
+from .results import deciding_timing, no_win_summary
 from .selection import as_compiled, holders, missing_detail
 from .source import parse_functions
 from .stopwatch import Stopwatch
@@ -410,7 +410,9 @@ class Pipeline:
 
     def _prove_best(self, judge: Judge, res: FunctionResult) -> None:
         """The symbolic proof for the candidate that will be claimed (judge.prove_symbolic): one that
-        it refutes is rejected, and the next best is tried, three at most."""
+        it refutes is rejected, and the next best is tried, three at most. Then the next two
+        accepted candidates are compared with a proven one, so that one wrong on a rare input is
+        not listed as verified."""
         for _ in range(3):
             accepted = [c for c in res.candidates if c.status == ACCEPTED]
             if not accepted:
@@ -418,7 +420,32 @@ class Pipeline:
             best = choose_best(accepted)
             self.progress(res.name, f"prove: {best.label}")
             judge.prove_symbolic(best)
+            if best.status == ACCEPTED and best.proof is None:
+                self._prove_by_another(judge, res, best)
             if best.status == ACCEPTED:
+                break
+        proven = next((c for c in res.candidates if c.status == ACCEPTED and c.proof), None)
+        if proven is not None:
+            for c in [c for c in res.candidates if c.status == ACCEPTED and not c.proof][:2]:
+                self.progress(res.name, f"prove: {c.label} against {proven.label}")
+                judge.prove_symbolic(c, reference=proven)
+
+    def _prove_by_another(self, judge: Judge, res: FunctionResult, best: CandidateResult) -> None:
+        """The best is not proven (a loop in the original that only induction gets through, and a
+        best that does not fit it): another accepted candidate that is proven becomes the reference
+        the best is compared with, so a best wrong on one rare input is refuted with it."""
+        others = [c for c in res.candidates if c.status == ACCEPTED and c is not best]
+
+        def speedup(c: CandidateResult) -> float:
+            t = deciding_timing(c)
+            return t.speedup if t else 0.0
+
+        for other in sorted(others, key=speedup, reverse=True)[:2]:
+            self.progress(res.name, f"prove: {other.label}")
+            judge.prove_symbolic(other)
+            if other.proof:
+                self.progress(res.name, f"prove: {best.label} against {other.label}")
+                judge.prove_symbolic(best, reference=other)
                 return
 
     @staticmethod

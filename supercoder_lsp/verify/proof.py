@@ -224,13 +224,26 @@ def _width(t) -> int:
     return 8 if t.kind == "bool" else t.bits
 
 
-def symbolic(name: str, sig: Signature, base_obj: Path, cand_obj: Path, workdir: Path, budget: float) -> Proof:
+def symbolic(
+    name: str,
+    sig: Signature,
+    base_obj: Path,
+    cand_obj: Path,
+    workdir: Path,
+    budget: float,
+    reference: tuple[Path, str] | None = None,
+) -> Proof:
     """Equal on every input by symbolic execution of both objects and z3 (verify/symbolic.py), in a
-    process of its own; a counterexample is run for real before it counts."""
+    process of its own; a counterexample is run for real, on the original, before it counts.
+
+    `reference` is (object, label) of another candidate already proven equal to the original: the
+    candidate is then compared with it instead (equal to it is equal to the original). Where the
+    original is a loop that only induction gets through, two straight-line candidates are a quick
+    query, and a wrong one is refuted with an input."""
     workdir.mkdir(parents=True, exist_ok=True)
     spec = {
         "name": name,
-        "original": str(base_obj),
+        "original": str(reference[0] if reference else base_obj),
         "candidate": str(cand_obj),
         "params": [{"bits": _width(p.type), "signed": bool(p.type.signed)} for p in sig.params],
         "ret_bits": _width(sig.ret),
@@ -259,6 +272,8 @@ def symbolic(name: str, sig: Signature, base_obj: Path, cand_obj: Path, workdir:
             how = f"by induction over the original's loop, invariant {got['induction']}, f the candidate"
         else:
             how = "{} and {} paths".format(*got["paths"])
+        if reference:
+            how = f"equal to {reference[1]}, which is proven equal to the original; {how}"
         return Proof("proven", f"proven equal on all 2^{bits} inputs (symbolic: angr + z3, {how}, {took})")
     if status == "refuted":
         return _confirmed(name, sig, base_obj, cand_obj, workdir, tuple(got["args"]))

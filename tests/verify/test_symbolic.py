@@ -91,3 +91,30 @@ def test_an_original_loop_that_may_not_end_is_not_proven_equal(tmp_path):
     sig = Signature(CType("unsigned", "int", 32), (Param("w", CType("uint64_t", "int", 64)),))
     p = proof.symbolic("weight", sig, orig, cand, tmp_path / "proof", budget=8)
     assert p.status != "proven", p.detail
+
+
+def test_a_rewrite_wrong_on_one_rare_input_is_refuted_once_another_is_proven_by_induction(tmp_path):
+    # two rewrites of the Kernighan loop: the faster one is wrong on one input in 2^64; neither proof
+    # gets it through, but the right one is proven by induction, and the wrong one is compared with it
+    cands = tmp_path / "cands" / "weight"
+    cands.mkdir(parents=True)
+    cfg = BuildConfig("gcc", ("-O3", "-mpopcnt"), "test", str(SYM))
+    for variant in ("weight_popcnt", "weight_but_one"):
+        asm = build.compile_to_asm(SYM / f"{variant}.c", cfg, tmp_path / f"{variant}.s")
+        (cands / f"{variant}.s").write_text(cut_function(asm, "weight").text)
+    opts = Options(
+        proposers=("replay",),
+        candidates_dir=tmp_path / "cands",
+        functions=("weight",),
+        n_random=20_000,
+        rounds=6,
+        use_cache=False,
+        proof_budget=30,
+    )
+    [res] = Pipeline(opts).run(SYM / "weight.c").functions
+    by = {c.label.split("/")[-1].removesuffix(".s"): c for c in res.candidates}
+    wrong, right = by["weight_but_one"], by["weight_popcnt"]
+    assert wrong.reason == "wrong-output", (wrong.status, wrong.detail)
+    assert "weight(w=11330818912967255637): expected 33, got 34 (found by the symbolic proof" in wrong.detail
+    assert right.proof and "by induction" in right.proof
+    assert res.best == right.label
