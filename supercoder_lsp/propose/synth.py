@@ -19,7 +19,7 @@ from __future__ import annotations
 import random
 import re
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -33,6 +33,7 @@ from .base import ProposalRequest
 from .portable import clones_attribute
 
 MAX_SIZE = 5  # nodes of an expression
+MAX_STEPS = 64  # comparisons in a step function
 N_RANDOM = 400  # random samples besides the edge values
 TIME_BUDGET = 4.0  # seconds of enumeration per round
 
@@ -109,8 +110,9 @@ def _sample_inputs(bits: list[int], signed: list[bool], seed: int) -> list[tuple
     return base + [tuple(_random_value(rng, b) for b in bits) for _ in range(N_RANDOM)]
 
 
-def run_original(request: ProposalRequest, inputs: list[tuple[int, ...]], workdir: Path) -> list[int] | None:
-    """The -O3 original's result on each input, or None when it cannot be run on them all."""
+def build_sampler(request: ProposalRequest, workdir: Path) -> Path | None:
+    """A program that prints the -O3 original's result for each input line, or None when it does
+    not build."""
     sig = request.function.signature
     assert sig is not None
     name = request.function.name
@@ -134,13 +136,18 @@ def run_original(request: ProposalRequest, inputs: list[tuple[int, ...]], workdi
         build.link([workdir / "sample.o", workdir / "original.o"], workdir / "sample")
     except build.BuildError:
         return None
-    stdin = workdir / "samples.in"
+    return workdir / "sample"
+
+
+def run_sampler(exe: Path, inputs: list[tuple[int, ...]], ret_bits: int) -> list[int] | None:
+    """The original's result on each input (contained), or None when it cannot be run on them all."""
+    stdin = exe.with_name("samples.in")
     stdin.write_text("\n".join(" ".join(str(v) for v in inp) for inp in inputs) + "\n")
-    r = run_limited([str(workdir / "sample")], timeout=20, stdin_path=str(stdin))
+    r = run_limited([str(exe)], timeout=20, stdin_path=str(stdin))
     lines = r.stdout.split()
     if r.returncode != 0 or r.timed_out or len(lines) != len(inputs):
         return None
-    mask = (1 << sig.ret.bits) - 1
+    mask = (1 << ret_bits) - 1
     return [int(x) & mask for x in lines]
 
 
@@ -198,6 +205,15 @@ def _binary(w: int):
         ("add", lambda a, b: (a + b) & m, lambda x, y: f"(({ut})({x} + {y}))", True),
         ("sub", lambda a, b: (a - b) & m, lambda x, y: f"(({ut})({x} - {y}))", False),
         ("mul", lambda a, b: (a * b) & m, lambda x, y: f"(({ut})({x} * {y}))", True),
+        # the halving add (floor((a + b) / 2) without overflow), as SIMD sets and Hacker's Delight have it
+        (
+            "avg",
+            lambda a, b: (a + b) >> 1,
+            (lambda x, y: f"(({x} & {y}) + (({x} ^ {y}) >> 1))")
+            if w == 64
+            else (lambda x, y: f"(({ut})(((uint64_t){x} + {y}) >> 1))"),
+            True,
+        ),
         ("and", lambda a, b: a & b, lambda x, y: f"({x} & {y})", True),
         ("or", lambda a, b: a | b, lambda x, y: f"({x} | {y})", True),
         ("xor", lambda a, b: a ^ b, lambda x, y: f"({x} ^ {y})", True),
@@ -270,6 +286,49 @@ def enumerate_expr(s: Samples, budget: float = TIME_BUDGET) -> Expr | None:
     return None
 
 
+def step_function(s: Samples, oracle: Callable[[list[tuple[int, ...]]], list[int] | None]) -> Expr | None:
+    """For one unsigned parameter and a result that never falls as it grows (floor(log10 x), a bucket
+    index): f(0) + (x >= t1) + (x >= t2) + ..., with every step t found by bisection on the original
+    (`oracle` runs it on a batch of inputs), all steps in one batch per round. A sum of comparisons
+    has no loop and no division; where the result is not such a function, the samples or the
+    bisection say so (None), and verification checks the rest like every candidate's."""
+    if len(s.bits) != 1 or s.signed[0]:
+        return None
+    bits, rmask = s.bits[0], (1 << s.ret_bits) - 1
+    seen = sorted(set(zip((i[0] for i in s.inputs), s.outputs, strict=True)))
+    if any(b[1] < a[1] for a, b in zip(seen, seen[1:])):
+        return None  # falls somewhere: not a step function
+    top = oracle([(0,), ((1 << bits) - 1,)])
+    if top is None or top[1] < top[0] or top[1] - top[0] > MAX_STEPS:
+        return None
+    # intervals (lo, hi, f(lo), f(hi)) that still hold a step, narrowed together
+    open_ = [(0, (1 << bits) - 1, top[0], top[1])] if top[1] > top[0] else []
+    steps: list[int] = []
+    while open_:
+        mids = [(lo + hi) // 2 for lo, hi, _, _ in open_]
+        got = oracle([(m,) for m in mids])
+        if got is None:
+            return None
+        nxt = []
+        for (lo, hi, flo, fhi), m, fm in zip(open_, mids, got, strict=True):
+            if not flo <= fm <= fhi:
+                return None
+            for a, b, fa, fb in ((lo, m, flo, fm), (m, hi, fm, fhi)):
+                if fb == fa:
+                    continue
+                if b - a == 1:
+                    steps += [b] * (fb - fa)
+                else:
+                    nxt.append((a, b, fa, fb))
+        open_ = nxt
+    ut = "uint64_t" if bits > 32 else "uint32_t"
+    suffix = "ull" if bits > 32 else "u"
+    terms = [f"{top[0] & rmask}{suffix}", *(f"(x_ >= {t}{suffix})" for t in sorted(steps))]
+    name = s.names[0]
+    c = f"({{ {ut} x_ = {name}; ({ut})({' + '.join(terms)}); }})"
+    return Expr(c, len(steps) + 1)
+
+
 COUNTEREXAMPLE = re.compile(r"\b(\w+)=(-?\d+)")
 
 
@@ -311,12 +370,13 @@ class SynthProposer:
         self._extra.setdefault(key, []).extend(_counterexamples(request, names, bits))
         inputs = _sample_inputs(bits, [p.type.signed for p in sig.params], self.seed) + self._extra[key]
         work = request.workdir / f"synth{request.round}"
-        outputs = run_original(request, inputs, work)
-        if outputs is None:
+        exe = build_sampler(request, work)
+        outputs = run_sampler(exe, inputs, sig.ret.bits) if exe else None
+        if exe is None or outputs is None:
             return
         s = Samples(names, bits, [p.type.signed for p in sig.params], sig.ret.bits)
         s.inputs, s.outputs = inputs, outputs
-        found = enumerate_expr(s, self.budget)
+        found = enumerate_expr(s, self.budget) or step_function(s, lambda xs: run_sampler(exe, xs, sig.ret.bits))
         if found is None:
             return
         yield from self._candidates(request, found, s.width())

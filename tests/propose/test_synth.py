@@ -8,6 +8,7 @@ import subprocess
 from support import FIXTURES
 
 from supercoder_lsp.pipeline import Options, Pipeline
+from supercoder_lsp.propose.synth import Samples, step_function
 from supercoder_lsp.source.edit import apply_body_change
 
 SYNTH = FIXTURES / "propose" / "synth"
@@ -55,3 +56,55 @@ def test_without_a_proof_budget_the_claim_says_it_was_tested():
     res = _run("ones16", proof_budget=0)
     [c] = res.candidates
     assert c.proof is None and c.status == "accepted", (c.reason, c.detail)
+
+
+def test_a_step_function_is_found_by_bisection_on_the_original():
+    def units(xs):
+        out = []
+        for (x,) in xs:
+            k = 0
+            while x >= 1000:
+                x //= 1000
+                k += 1
+            out.append(k)
+        return out
+
+    s = Samples(["bytes"], [64], [False], 32)
+    s.inputs = [(v,) for v in (0, 1, 999, 1000, 10**6, 2**64 - 1, 12345678)]
+    s.outputs = units(s.inputs)
+    e = step_function(s, units)
+    assert e is not None
+    for t in (10**3, 10**6, 10**9, 10**12, 10**15, 10**18):
+        assert f"(x_ >= {t}ull)" in e.c
+    assert e.c.count(">=") == 6
+    # a result that falls somewhere (the samples show it) is not a step function
+    s.outputs = [v % 7 for v in range(len(s.inputs))]
+    assert step_function(s, units) is None
+
+
+def test_a_division_loop_becomes_a_sum_of_comparisons_that_builds_and_behaves_the_same(tmp_path):
+    opts = Options(proposers=("synth",), functions=("unit_index",), n_random=5000, rounds=12, use_cache=False)
+    [res] = Pipeline(opts).run(SYNTH / "units.c").functions
+    [c] = res.candidates
+    assert c.status == "accepted", (c.reason, c.detail)
+    assert c.source_change is not None and "(x_ >= 1000000000000000000ull)" in c.source_change.text
+    edited = apply_body_change((SYNTH / "units.c").read_text(), "unit_index", c.source_change.text)
+    (tmp_path / "edited.c").write_text(edited)
+    (tmp_path / "main.c").write_text(
+        "#include <stdint.h>\n#include <stdio.h>\nunsigned unit_index(uint64_t);\n"
+        "int main(void) { uint64_t p = 1; for (int e = 0; e < 20; e++, p *= 10)\n"
+        '  printf("%u %u %u\\n", unit_index(p - 1), unit_index(p), unit_index(p + 1));\n'
+        '  printf("%u\\n", unit_index(UINT64_MAX)); return 0; }\n'
+    )
+    outs = []
+    for src in (SYNTH / "units.c", tmp_path / "edited.c"):
+        exe = tmp_path / f"{src.stem}.exe"
+        subprocess.run(["gcc", "-O3", str(src), str(tmp_path / "main.c"), "-o", str(exe)], check=True)
+        outs.append(subprocess.run([str(exe)], capture_output=True, text=True, check=True).stdout)
+    assert outs[0] == outs[1] and outs[0].split()[-1] == "6"
+
+
+def test_a_result_that_falls_gets_no_step_function():
+    opts = Options(proposers=("synth",), functions=("last_digit",), n_random=2000, rounds=6, use_cache=False)
+    [res] = Pipeline(opts).run(SYNTH / "units.c").functions
+    assert all("x_ >=" not in (c.source_change.text if c.source_change else "") for c in res.candidates)
