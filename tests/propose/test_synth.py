@@ -29,17 +29,24 @@ def test_a_bit_loop_becomes_a_proven_builtin_and_its_body_builds_and_behaves_the
     # the C change, applied as the editor applies it, compiled with the project's flags (no -mpopcnt)
     edited = apply_body_change((SYNTH / "rare.c").read_text(), "ones16", c.source_change.text)
     assert edited.count("int ones16(uint16_t x)") == 1 and "__builtin_popcount" in edited
-    (tmp_path / "edited.c").write_text(edited)
-    (tmp_path / "main.c").write_text(
+    main = (
         "#include <stdint.h>\n#include <stdio.h>\nint ones16(uint16_t);\n"
         'int main(void) { for (unsigned v = 0; v < 65536; v++) printf("%d\\n", ones16((uint16_t)v)); return 0; }\n'
     )
+    outs = _outputs(tmp_path, SYNTH / "rare.c", edited, main)
+    assert outs[0] == outs[1] and len(outs[0].split()) == 65536
+
+
+def _outputs(tmp_path, original, edited: str, main: str) -> list[str]:
+    """What a main prints with the original file and with the edited one, both built at -O3."""
+    (tmp_path / "edited.c").write_text(edited)
+    (tmp_path / "main.c").write_text(main)
     outs = []
-    for src in (SYNTH / "rare.c", tmp_path / "edited.c"):
+    for src in (original, tmp_path / "edited.c"):
         exe = tmp_path / f"{src.stem}.exe"
         subprocess.run(["gcc", "-O3", str(src), str(tmp_path / "main.c"), "-o", str(exe)], check=True)
         outs.append(subprocess.run([str(exe)], capture_output=True, text=True, check=True).stdout)
-    assert outs[0] == outs[1] and len(outs[0].split()) == 65536
+    return outs
 
 
 def test_a_candidate_wrong_on_one_value_in_65536_is_refuted_by_the_proof_with_that_value():
@@ -89,18 +96,13 @@ def test_a_division_loop_becomes_a_sum_of_comparisons_that_builds_and_behaves_th
     assert c.status == "accepted", (c.reason, c.detail)
     assert c.source_change is not None and "(x_ >= 1000000000000000000ull)" in c.source_change.text
     edited = apply_body_change((SYNTH / "units.c").read_text(), "unit_index", c.source_change.text)
-    (tmp_path / "edited.c").write_text(edited)
-    (tmp_path / "main.c").write_text(
+    main = (
         "#include <stdint.h>\n#include <stdio.h>\nunsigned unit_index(uint64_t);\n"
         "int main(void) { uint64_t p = 1; for (int e = 0; e < 20; e++, p *= 10)\n"
         '  printf("%u %u %u\\n", unit_index(p - 1), unit_index(p), unit_index(p + 1));\n'
         '  printf("%u\\n", unit_index(UINT64_MAX)); return 0; }\n'
     )
-    outs = []
-    for src in (SYNTH / "units.c", tmp_path / "edited.c"):
-        exe = tmp_path / f"{src.stem}.exe"
-        subprocess.run(["gcc", "-O3", str(src), str(tmp_path / "main.c"), "-o", str(exe)], check=True)
-        outs.append(subprocess.run([str(exe)], capture_output=True, text=True, check=True).stdout)
+    outs = _outputs(tmp_path, SYNTH / "units.c", edited, main)
     assert outs[0] == outs[1] and outs[0].split()[-1] == "6"
 
 
