@@ -69,8 +69,12 @@ def prove(
         raise NotInductive(f"{len(loops)} loops (the induction handles one)")
     head = loops[0].entry.addr
     sizes = {b.addr: b.size for b in func.blocks}
-    _check_blocks(proj, sizes, head, {n.addr for n in loops[0].body_nodes})
-    t = _Prover(angr, claripy, proj, sizes, head, syms, spec_result, ret_bits, ret_addr, deadline)
+    body = {n.addr for n in loops[0].body_nodes}
+    consts, written = _check_blocks(proj, sizes, head, body)
+    facts: list[tuple[str, int] | None] = [("ne", 0)]
+    facts += [("uge", k) for c in sorted(consts) for k in (c, c + 1) if 0 < k < 1 << 64]
+    t = _Prover(angr, claripy, proj, sizes, head, syms, spec_result, ret_bits, ret_addr, deadline, [*facts, None])
+    t.written, t.body = [r for r in GPRS if r in written], body
     return t.run(
         proj.factory.call_state(
             sym.rebased_addr,
@@ -86,10 +90,18 @@ def prove(
     )
 
 
-def _check_blocks(proj, sizes: dict, head: int, body: set) -> None:
+def _check_blocks(proj, sizes: dict, head: int, body: set) -> tuple[set[int], set[str]]:
     """Registers read are general ones, rsp, rip and flags; the head writes the flags before it
-    reads them; the loop's body stores nothing."""
+    reads them; the loop's body stores nothing. Returns the constants the function compares with
+    (the facts about the loop's variable that the invariant may need: `x >= 10` in a division
+    loop) and the general registers its loop writes (the others keep their values on arrival)."""
     arch = proj.arch
+    consts: set[int] = set()
+    written: set[str] = set()
+    gpr_at = {}
+    for r in GPRS:
+        off, size = arch.registers[r]
+        gpr_at.update({o: r for o in range(off, off + size)})
     allowed: set[int] = set()
     for r in (*GPRS, "rsp", "rip", *FLAGS):
         off, size = arch.registers[r]
@@ -104,7 +116,11 @@ def _check_blocks(proj, sizes: dict, head: int, body: set) -> None:
                 raise NotInductive("its loop writes memory")
             if tag == "Ist_Put" and st.offset in flag_off:
                 first.setdefault(flag_off[st.offset], "put")
+            if tag == "Ist_Put" and addr in body and st.offset in gpr_at:
+                written.add(gpr_at[st.offset])
             for e in st.expressions:
+                if e.tag == "Iex_Binop" and "Cmp" in e.op:
+                    consts.update(a.con.value for a in e.args if a.tag == "Iex_Const")
                 if e.tag == "Iex_Get":
                     if e.offset not in allowed:
                         raise NotInductive(f"it reads register {arch.translate_register_name(e.offset)}")
@@ -115,10 +131,14 @@ def _check_blocks(proj, sizes: dict, head: int, body: set) -> None:
         if addr == head:
             if any(first.get(f) != "put" for f in FLAGS[:3]) or first.get("cc_ndep") == "get":
                 raise NotInductive("the flags are live at the head of its loop")
+    return consts, written
 
 
 class _Prover:
-    def __init__(self, angr, claripy, proj, sizes, head, syms, spec, ret_bits, ret_addr, deadline):
+    def __init__(self, angr, claripy, proj, sizes, head, syms, spec, ret_bits, ret_addr, deadline, facts):
+        self.written: list[str] = list(GPRS)  # registers the loop writes: fresh at the head
+        self.body: set[int] = set()  # its blocks: where those registers and no memory are written
+        self.facts = facts  # a fact about var the invariant may add: ("ne", c) or ("uge", c), or None
         self.angr, self.claripy, self.proj = angr, claripy, proj
         self.sizes, self.head, self.syms, self.spec = sizes, head, syms, spec
         self.ret_bits, self.ret_addr, self.deadline = ret_bits, ret_addr, deadline
@@ -183,11 +203,14 @@ class _Prover:
         rep = {x.hash(): (v[x.size() - 1 : 0] if k == i else c.BVV(0, x.size())) for k, x in enumerate(self.syms)}
         return c.replace_dict(self.spec, rep)
 
-    def _inv(self, state, acc: str, var: str, i: int, strong: bool):
+    def _inv(self, state, acc: str, var: str, i: int, fact):
         c = self.claripy
         v = getattr(state.regs, var)
         main = getattr(state.regs, acc)[self.ret_bits - 1 : 0] + self._g(i, v) == self.spec
-        return c.And(main, v != 0) if strong else main
+        if fact is None:
+            return main
+        op, k = fact
+        return c.And(main, v != k if op == "ne" else c.UGE(v, k))
 
     def _samples(self, arrival) -> list[tuple[dict, int]]:
         """Concrete register values at the head and the expected result, on a few inputs."""
@@ -218,12 +241,14 @@ class _Prover:
             0
         ]
 
-    def _fits(self, samples, acc, var, i, strong) -> bool:
+    def _fits(self, samples, acc, var, i, fact) -> bool:
         mask = (1 << self.ret_bits) - 1
         for regs, want in samples:
             v = regs[var]
             args = tuple((v & ((1 << x.size()) - 1)) if k == i else 0 for k, x in enumerate(self.syms))
-            if (regs[acc] + self._spec_at(args)) & mask != want & mask or (strong and v == 0):
+            if (regs[acc] + self._spec_at(args)) & mask != want & mask:
+                return False
+            if fact is not None and not (v != fact[1] if fact[0] == "ne" else v >= fact[1]):
                 return False
         return True
 
@@ -243,37 +268,44 @@ class _Prover:
         for acc in usable:
             for var in usable:
                 for i in range(len(self.syms)):
-                    for strong in (True, False):
-                        if var == acc or not all(self._fits(s, acc, var, i, strong) for s in samples):
+                    for fact in self.facts:
+                        if var == acc or not all(self._fits(s, acc, var, i, fact) for s in samples):
                             continue
-                        if self._inductive(arrivals, acc, var, i, strong):
-                            form = f"{acc} + f({var}) == f(args)" + (f" and {var} != 0" if strong else "")
+                        if self._inductive(arrivals, acc, var, i, fact):
+                            form = f"{acc} + f({var}) == f(args)"
+                            if fact is not None:
+                                form += f" and {var} {'!=' if fact[0] == 'ne' else '>='} {fact[1]}"
                             return form
         raise NotInductive("no invariant of the form acc + f(var) fits its loop")
 
-    def _inductive(self, arrivals, acc, var, i, strong) -> bool:
+    def _inductive(self, arrivals, acc, var, i, fact) -> bool:
         c = self.claripy
-        if not all(self._valid(a.solver.constraints, self._inv(a, acc, var, i, strong)) for a in arrivals):
+        if not all(self._valid(a.solver.constraints, self._inv(a, acc, var, i, fact)) for a in arrivals):
             return False
         for a in arrivals:
             h = a.copy()
-            for r in GPRS:
+            for r in self.written:
                 setattr(h.regs, r, c.BVS(f"head_{r}", 64))
-            before = {r: getattr(h.regs, r) for r in GPRS}
-            h.add_constraints(self._inv(h, acc, var, i, strong))
+            before = {r: getattr(h.regs, r) for r in self.written}
+            h.add_constraints(self._inv(h, acc, var, i, fact))
             rsp = h.regs.rsp
+            start = len(h.history.bbl_addrs)
             back, out = self._explore(h)
             self._covers(h.solver.constraints, back + out)
             for b in back:
+                if not set(list(b.history.bbl_addrs)[start:]) <= self.body:
+                    raise NotInductive("a step of its loop runs blocks outside the loop's body")
                 if b.regs.rsp is not rsp and not self._valid(b.solver.constraints, b.regs.rsp == rsp):
                     return False
-                if not self._valid(b.solver.constraints, self._inv(b, acc, var, i, strong)):
-                    return False
+            # the exits first: a fact too weak for the invariant fails there in a quick query
             for o in out:
                 if not self._valid(o.solver.constraints, self._result(o) == self.spec):
                     return False
+            for b in back:
+                if not self._valid(b.solver.constraints, self._inv(b, acc, var, i, fact)):
+                    return False
             # the loop ends: one register falls (unsigned) on every path back to the head
-            order = [var, *(r for r in GPRS if r != var)]
+            order = [var, *(r for r in self.written if r != var)]
             if back and not any(
                 all(self._valid(b.solver.constraints, c.ULT(getattr(b.regs, r), before[r])) for b in back)
                 for r in order
