@@ -129,6 +129,14 @@ class Options:
         hi=3600,
         help="seconds for proving a scalar candidate equal on every input (exhaustive, up to 32 bits of input)",
     )
+    synth_budget: float = option(
+        4.0,
+        "--synth-budget",
+        setting="synthBudget",
+        lo=0.1,
+        hi=600,
+        help="seconds of enumeration per function and round for the synth proposer",
+    )
     rounds: int = option(100, "--rounds", lo=6, hi=100_000, help="interleaved timing rounds per alignment")
     min_speedup: float = option(
         1.02, "--min-speedup", lo=1.0, hi=100, help="smallest speedup ever claimed (a significance threshold)"

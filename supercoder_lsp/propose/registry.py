@@ -21,7 +21,7 @@ def _compilers(opts) -> Proposer:
 def _synth(opts) -> Proposer:
     from .synth import SynthProposer
 
-    return SynthProposer(seed=opts.seed)
+    return SynthProposer(budget=opts.synth_budget, seed=opts.seed)
 
 
 def _replay(opts) -> Proposer:

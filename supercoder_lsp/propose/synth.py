@@ -357,7 +357,7 @@ class SynthProposer:
         self._extra: dict[str, list[tuple[int, ...]]] = {}
 
     def settings(self) -> dict:
-        return {"name": self.name, "version": 1, "max_size": MAX_SIZE, "budget": self.budget}
+        return {"name": self.name, "version": 2, "max_size": MAX_SIZE, "max_steps": MAX_STEPS, "budget": self.budget}
 
     def propose(self, request: ProposalRequest, n: int) -> Iterator[Candidate]:
         if applicable(request) is not None:

@@ -110,3 +110,11 @@ def test_a_result_that_falls_gets_no_step_function():
     opts = Options(proposers=("synth",), functions=("last_digit",), n_random=2000, rounds=6, use_cache=False)
     [res] = Pipeline(opts).run(SYNTH / "units.c").functions
     assert all("x_ >=" not in (c.source_change.text if c.source_change else "") for c in res.candidates)
+
+
+def test_the_synth_budget_is_the_users_and_keys_the_cache():
+    from supercoder_lsp.propose.registry import make_proposer
+
+    short, long_ = (make_proposer("synth", Options(synth_budget=b)) for b in (0.5, 20.0))
+    assert short.budget == 0.5 and long_.budget == 20.0
+    assert short.settings() != long_.settings()  # a result found with more time is not served for less

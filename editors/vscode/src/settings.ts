@@ -4,7 +4,7 @@
 import { getConfiguration } from "./common/vscodeapi";
 
 export const SERVER_KEYS = [
-  "proposers", "samples", "parallelJobs", "timeBudget", "hintMinSpeedup", "topFunctions", "inputs", "minCoverage", "proofBudget", "flags",
+  "proposers", "samples", "parallelJobs", "timeBudget", "hintMinSpeedup", "topFunctions", "inputs", "minCoverage", "proofBudget", "synthBudget", "flags",
   "cacheDir", "tests", "benchInput", "workload", "candidatesDir", "baseUrl", "model", "hfModel", "temperature", "refine",
 ] as const;
 export const HINT_KEYS = ["diagnostics", "inlayHints", "codeLens", "explainNoWin"] as const;

@@ -40,7 +40,7 @@ test("the defaults in package.json are the server's own defaults", () => {
   const got = serverSettings({ get: (k) => defaults(k) });
   assert.deepEqual(got, {
     proposers: ["compilers", "synth"], samples: 8, parallelJobs: 1, timeBudget: 300, hintMinSpeedup: 1.1, topFunctions: 3,
-    inputs: 100000, minCoverage: 70, proofBudget: 30, temperature: 0.7, refine: 2,
+    inputs: 100000, minCoverage: 70, proofBudget: 30, synthBudget: 4, temperature: 0.7, refine: 2,
     hints: { diagnostics: true, inlayHints: true, codeLens: true, explainNoWin: true },
   });
 });
