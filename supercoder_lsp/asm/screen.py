@@ -13,7 +13,7 @@ what an optimized function has no business doing:
   writable+executable sections; constructors (.init_array, ...);
 - calls, jumps and references to symbols that the original function did not
   use (an allowlist taken from the original, plus a few pure libc routines a
-  compiler may call), indirect calls when the original had none (indirect
+  compiler may call and libgcc's bit helpers such as __popcountdi2), indirect calls when the original had none (indirect
   jumps stay allowed: jump tables), and
   %fs/%gs segment accesses when the original had none;
 - absolute addresses (a numeric memory operand or branch target).
@@ -27,6 +27,10 @@ from dataclasses import dataclass, field
 from .parse import code_segments
 
 PURE_LIBC = frozenset({"memcpy", "memmove", "memset", "memcmp", "strlen", "strcmp", "__stack_chk_fail"})
+# what gcc's bit builtins turn into where the flags do not enable the instruction (libgcc, pure)
+LIBGCC_BITS = frozenset(
+    f"__{op}{mode}2" for op in ("popcount", "parity", "clz", "ctz", "ffs", "bswap") for mode in ("si", "di")
+)
 
 FORBIDDEN = {
     "system call": "syscall sysenter sysexit sysret int int1 int3 into iret iretd iretq iretw",
@@ -309,7 +313,7 @@ def screen(candidate: str, original: str, *, extra_symbols: set[str] | frozenset
     """Reasons the candidate is unsafe (empty when it passes), each naming its line."""
     cand, orig = profile(candidate), profile(original)
     problems = list(cand.findings)
-    allowed = orig.symbols | orig.defined | PURE_LIBC | set(extra_symbols)
+    allowed = orig.symbols | orig.defined | PURE_LIBC | LIBGCC_BITS | set(extra_symbols)
     for sym in sorted(cand.symbols - allowed):
         if sym.startswith(".L"):
             continue  # an undefined local label fails to assemble on its own

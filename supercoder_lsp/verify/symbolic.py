@@ -54,9 +54,68 @@ def _args(claripy, params: list[dict]):
     return syms, regs
 
 
+def _bit_helper(claripy, op: str, bits: int):
+    """The value of libgcc's __<op><si|di>2 (what gcc's bit builtins call where the flags do not
+    enable the instruction) on its argument, as its documentation defines it; None where it is
+    undefined (clz and ctz of 0), which the proof then leaves unconstrained."""
+
+    def value(x):
+        x = x[bits - 1 : 0]
+        # the count by halves, as VEX writes popcnt (z3 reasons about it far better than a sum of bits)
+        count = x.zero_extend(64 - bits)
+        for k, mask in enumerate(
+            (
+                0x5555555555555555,
+                0x3333333333333333,
+                0x0F0F0F0F0F0F0F0F,
+                0x00FF00FF00FF00FF,
+                0x0000FFFF0000FFFF,
+                0x00000000FFFFFFFF,
+            )
+        ):
+            count = (count & mask) + ((count >> (1 << k)) & mask)
+        if op == "popcount":
+            return count, None
+        if op == "parity":
+            return count & 1, None
+        if op == "bswap":
+            return claripy.Concat(*[x[8 * k + 7 : 8 * k] for k in range(bits // 8)]).zero_extend(64 - bits), None
+        # clz, ctz and ffs as a chain of tests, bit by bit
+        order = range(bits - 1, -1, -1) if op == "clz" else range(bits)
+        out = claripy.BVV(bits if op != "ffs" else 0, 64)
+        for k, i in reversed(list(enumerate(order))):
+            out = claripy.If(x[i] == 1, claripy.BVV(k + 1 if op == "ffs" else k, 64), out)
+        return out, (x == 0 if op in ("clz", "ctz") else None)
+
+    return value
+
+
+def _hook_bit_helpers(angr, claripy, proj) -> set[int]:
+    """libgcc's bit helpers the object calls, hooked with their documented values: addresses."""
+    hooked = set()
+    for op in ("popcount", "parity", "clz", "ctz", "ffs", "bswap"):
+        for mode, bits in (("si", 32), ("di", 64)):
+            name = f"__{op}{mode}2"
+            if proj.loader.find_symbol(name) is None:
+                continue
+            value = _bit_helper(claripy, op, bits)
+
+            class Helper(angr.SimProcedure):
+                def run(self, x, value=value):  # noqa: B008
+                    got, undefined = value(x)
+                    if undefined is not None:
+                        got = claripy.If(undefined, claripy.BVS("undefined", 64), got)
+                    return got
+
+            proj.hook_symbol(name, Helper())
+            hooked.add(proj.loader.find_symbol(name).rebased_addr)
+    return hooked
+
+
 def _paths(angr, claripy, obj: str, name: str, regs: list, ret_bits: int, deadline: float) -> list:
     """(path condition, result) for every path from the entry of `name` in `obj` to its return."""
     proj = angr.Project(obj, auto_load_libs=False, use_sim_procedures=False)
+    helpers = _hook_bit_helpers(angr, claripy, proj)
     sym = proj.loader.find_symbol(name)
     if sym is None:
         raise Inconclusive(f"no symbol {name} in the object")
@@ -82,6 +141,8 @@ def _paths(angr, claripy, obj: str, name: str, regs: list, ret_bits: int, deadli
         for s in simgr.active:
             if s.addr == RET:
                 done.append(s)
+            elif s.addr in helpers:
+                continue
             elif proj.is_hooked(s.addr) or not proj.loader.main_object.contains_addr(s.addr):
                 raise Inconclusive(f"it leaves its code (to {s.addr:#x}: a call the proof cannot follow)")
         simgr.stashes["active"] = [s for s in simgr.active if s.addr != RET]

@@ -68,6 +68,7 @@ def test_unsafe_candidates_are_named_with_their_line(body, says):
             id="rodata-constant",
         ),
         pytest.param("\tcall memcpy@PLT\n\tret", id="pure-libc"),
+        pytest.param("\tcall __popcountdi2@PLT\n\tret", id="libgcc-popcount"),
         pytest.param(
             "\tleaq .L4(%rip), %rdx\n\tmovslq (%rdx,%rdi,4), %rax\n\taddq %rdx, %rax\n\tnotrack jmp *%rax\n"
             "\t.section .rodata\n.L4:\n\t.long .L5-.L4\n\t.text\n.L5:\n\tret",
