@@ -116,9 +116,10 @@ class BuildConfig:
 class SourceChange:
     """A source-level change that reproduces a candidate's win."""
 
-    kind: str  # "attribute", "flag", "compiler"
+    kind: str  # "attribute", "flag", "compiler", "body"
     text: str  # e.g. '__attribute__((target("popcnt")))' or '-march=native'
     description: str
+    function: str | None = None  # for "body": the function whose body it replaces, when not this one
 
 
 @dataclass

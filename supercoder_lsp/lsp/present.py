@@ -285,11 +285,13 @@ def code_actions(
                 )
             if change and change.kind == "body":
                 whole = types.Range(types.Position(0, 0), types.Position(len(text.splitlines()) + 1, 0))
-                new_text = apply_body_change(text, fn.name, change.text)
+                target = change.function or fn.name
+                new_text = apply_body_change(text, target, change.text)
                 expr = change.text.split("return", 1)[-1].split(";", 1)[0].strip()
+                of = f" of {target}" if target != fn.name else ""
                 out.append(
                     types.CodeAction(
-                        title=f"Replace the body with `return {expr[:60]};` ({speedup(result):.2f}x)",
+                        title=f"Replace the body{of} with `return {expr[:60]};` ({speedup(result):.2f}x)",
                         kind=types.CodeActionKind.RefactorRewrite,
                         edit=types.WorkspaceEdit(
                             document_changes=[

@@ -16,6 +16,7 @@ for the next round (CEGIS), so a wrong guess is not proposed twice.
 
 from __future__ import annotations
 
+import dataclasses
 import random
 import re
 import time
@@ -26,14 +27,18 @@ from pathlib import Path
 from .. import build
 from ..asm.cut import FunctionMissing, cut_function
 from ..asm.features import cpu_flags
+from ..build.debuginfo import compile_debug_object, compiled_functions
 from ..harness.plan import scalar_ctype as _ctype
 from ..model import Candidate, CType, SourceChange
+from ..source.edit import apply_body_change
+from ..source.parse import parse_functions
 from ..verify.sandbox import run_limited
 from .base import ProposalRequest
 from .portable import clones_attribute
 
 MAX_SIZE = 5  # nodes of an expression
 MAX_STEPS = 64  # comparisons in a step function
+MAX_HELPERS = 2  # static helpers of one function tried
 N_RANDOM = 400  # random samples besides the edge values
 TIME_BUDGET = 4.0  # seconds of enumeration per round
 
@@ -45,6 +50,7 @@ class Expr:
     c: str
     size: int
     needs: frozenset[str] = frozenset()  # CPU features its builtins use best: popcnt, lzcnt, bmi (tzcnt)
+    width: int = 64  # the working width of its values (set once found)
 
 
 def _scalar(t: CType) -> bool:
@@ -361,7 +367,16 @@ class SynthProposer:
 
     def propose(self, request: ProposalRequest, n: int) -> Iterator[Candidate]:
         if applicable(request) is not None:
+            if request.round == 0:
+                yield from self._helpers(request)
             return
+        found = self._search(request)
+        if found is not None:
+            yield from self._candidates(request, found, found.width)
+
+    def _search(self, request: ProposalRequest) -> Expr | None:
+        """An expression for request.function (scalar), from its -O3 assembly: enumeration, then a
+        step function."""
         sig = request.function.signature
         assert sig is not None
         names = [p.name for p in sig.params]
@@ -373,13 +388,78 @@ class SynthProposer:
         exe = build_sampler(request, work)
         outputs = run_sampler(exe, inputs, sig.ret.bits) if exe else None
         if exe is None or outputs is None:
-            return
+            return None
         s = Samples(names, bits, [p.type.signed for p in sig.params], sig.ret.bits)
         s.inputs, s.outputs = inputs, outputs
         found = enumerate_expr(s, self.budget) or step_function(s, lambda xs: run_sampler(exe, xs, sig.ret.bits))
-        if found is None:
+        return dataclasses.replace(found, width=s.width()) if found else None
+
+    def _helpers(self, request: ProposalRequest) -> Iterator[Candidate]:
+        """For a function the synthesizer cannot take (pointers, a loop over an array), the scalar
+        helpers with loops that it calls, which -O3 inlines into it (static ones always): an expression for the
+        helper (from an out-of-line copy of it, -fkeep-static-functions), and as candidate the
+        function compiled from the file with the helper's body replaced, with the project's flags
+        alone (what the source change gives: no -m flags; the builtins call libgcc where the flags
+        do not enable the instruction, so it runs on every CPU the project targets)."""
+        work = request.workdir / "synth-helpers"
+        work.mkdir(parents=True, exist_ok=True)
+        try:
+            # which helpers the compiler inlined here, with the types it saw (macros expanded)
+            compile_debug_object(request.source_path, request.build, work / "debug.o")
+            compiled = compiled_functions(work / "debug.o")
+        except build.BuildError as e:
+            self.note = f"synth: no debug build to find its inlined helpers ({e})"
             return
-        yield from self._candidates(request, found, s.width())
+        here = request.function.name
+        helpers = [
+            dataclasses.replace(f, signature=compiled[f.name].signature)
+            for f in parse_functions(request.source_text)
+            if f.has_loops and f.name in compiled and here in compiled[f.name].inlined_into
+        ][:MAX_HELPERS]
+        if not helpers:
+            return
+        include = (f"-I{request.source_path.resolve().parent}",)
+        try:
+            kept = build.compile_to_asm(
+                request.source_path, request.build, work / "kept.s", extra=("-fkeep-static-functions",)
+            )
+        except build.BuildError as e:
+            self.note = f"synth: no out-of-line copy of its helpers ({e})"
+            return
+        for h in helpers:
+            try:
+                h_asm = cut_function(kept, h.name).text
+            except FunctionMissing:
+                continue
+            sub = dataclasses.replace(request, function=h, baseline_asm=h_asm, workdir=work / h.name)
+            if applicable(sub) is not None:
+                continue
+            found = self._search(sub)
+            if found is None:
+                continue
+            assert h.signature is not None
+            body = f"{{\n    return ({_ctype(h.signature.ret)})({found.c});\n}}"
+            src = work / h.name / request.source_path.name
+            src.write_text(apply_body_change(request.source_text, h.name, body))
+            try:
+                asm = build.compile_to_asm(src, request.build, src.with_suffix(".s"), extra=include)
+                cut = cut_function(asm, request.function.name)
+            except (build.BuildError, FunctionMissing) as err:
+                self.note = f"synth: {request.function.name} with {h.name}'s new body did not compile: {err}"
+                continue
+            yield Candidate(
+                request.function.name,
+                cut.text,
+                f"synth: helper {h.name}: {request.build.compiler} {' '.join(request.build.flags)}",
+                f"synth_{h.name}",
+                source_change=SourceChange(
+                    "body",
+                    body,
+                    f"replace the body of the helper {h.name} (inlined here) with this expression (found by "
+                    "synthesis; verified and timed in this function with the project's flags)",
+                    function=h.name,
+                ),
+            )
 
     def _candidates(self, request: ProposalRequest, e: Expr, w: int) -> Iterator[Candidate]:
         sig = request.function.signature

@@ -168,3 +168,19 @@ def test_a_synthesized_body_is_offered_as_an_edit_of_the_c():
     new = act.edit.document_changes[0].edits[0].new_text
     assert new.startswith('__attribute__((target_clones("popcnt", "default")))\nint f(int x) {\n    return x + 1;\n}')
     assert new.endswith("int g(int y) {\n    return y;\n}\n")
+
+
+def test_a_synthesized_body_for_an_inlined_helper_edits_the_helper():
+    from lsprotocol import types
+
+    from supercoder_lsp.model import SourceChange
+
+    fn = result("g", 3.0)
+    best = fn.best_result()
+    assert best is not None
+    best.source_change = SourceChange("body", "{\n    return x * 2;\n}", "synth helper", function="f")
+    rng = types.Range(types.Position(5, 0), types.Position(5, 0))
+    [act] = [a for a in present.code_actions("file:///x.c", 1, TEXT, {"g": fn}, Settings(), rng) if "body" in a.title]
+    assert act.title == "Replace the body of f with `return x * 2;` (3.00x)"
+    new = act.edit.document_changes[0].edits[0].new_text
+    assert "int f(int x) {\n    return x * 2;\n}" in new and "int g(int y) {\n    return y;\n}" in new

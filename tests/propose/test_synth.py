@@ -118,3 +118,25 @@ def test_the_synth_budget_is_the_users_and_keys_the_cache():
     short, long_ = (make_proposer("synth", Options(synth_budget=b)) for b in (0.5, 20.0))
     assert short.budget == 0.5 and long_.budget == 20.0
     assert short.settings() != long_.settings()  # a result found with more time is not served for less
+
+
+def test_an_inlined_helper_gets_a_body_that_makes_its_caller_faster_and_behaves_the_same(tmp_path):
+    """total_bits takes a pointer (not the synthesizer's), and -O3 inlines bits_set into it: the
+    helper's new body is found on an out-of-line copy, and total_bits rebuilt with it (the project's
+    flags alone: __popcountdi2 where popcnt is not enabled) is verified and timed."""
+    opts = Options(proposers=("synth",), functions=("total_bits",), n_random=5000, rounds=12, use_cache=False)
+    [res] = Pipeline(opts).run(SYNTH / "helper.c").functions
+    [c] = res.candidates
+    assert c.status == "accepted", (c.reason, c.detail)
+    change = c.source_change
+    assert change is not None and change.kind == "body" and change.function == "bits_set"
+    assert "__builtin_popcount" in change.text and "bits_set" in change.description
+    edited = apply_body_change((SYNTH / "helper.c").read_text(), "bits_set", change.text)
+    main = (
+        "#include <stdint.h>\n#include <stdio.h>\n#include <stddef.h>\n"
+        "uint64_t total_bits(const uint64_t *, size_t);\n"
+        "int main(void) { uint64_t w[64]; for (int i = 0; i < 64; i++) w[i] = (0x9e3779b97f4a7c15ull * i) ^ (1ull << i);\n"
+        '  for (size_t n = 0; n <= 64; n++) printf("%llu\\n", (unsigned long long)total_bits(w, n)); return 0; }\n'
+    )
+    outs = _outputs(tmp_path, SYNTH / "helper.c", edited, main)
+    assert outs[0] == outs[1] and len(outs[0].split()) == 65
