@@ -5,13 +5,16 @@ For a function of one or two integer parameters with an integer result that read
 and calls nothing (a bit loop, a clamp), the -O3 original is run on edge and random inputs;
 expressions over the parameters, small constants, C operators and builtins (popcount,
 count trailing/leading zeros with the zero case defined, byte swap, parity, min/max,
-comparisons) are enumerated bottom up, smallest first, keeping one expression per vector of
+comparisons, the halving add, rotates, the high half of a widening multiply, saturating add and
+subtract) are enumerated bottom up, smallest first, keeping one expression per vector of
 outputs (observational equivalence, as enumerative synthesizers such as Souper and SyGuS
-solvers do). An expression that gives the original's outputs on every sample becomes a
+solvers do); where none matches, a step function (f(0) + a sum of x >= t) is looked for by
+bisection. An expression that gives the original's outputs on every sample becomes a
 candidate: a C function compiled with the project's compiler and flags (plus the CPU
 features its builtins want on this machine), then verified and timed like any other.
 A counterexample from verification (the failing input in the rejection) joins the samples
-for the next round (CEGIS), so a wrong guess is not proposed twice.
+for the next round (CEGIS), so a wrong guess is not proposed twice. A function it cannot take
+(pointers, a loop over an array) gets the same for the scalar helpers -O3 inlined into it.
 """
 
 from __future__ import annotations
@@ -241,6 +244,34 @@ def _binary(w: int):
             True,
         ),
         ("eq", lambda a, b: int(a == b), lambda x, y: f"(({ut})({x} == {y}))", True),
+        # rotates (gcc and clang turn the masked form into rol/ror)
+        (
+            "rotl",
+            lambda a, b: ((a << (b % w)) | (a >> (-b % w))) & m,
+            lambda x, y: f"(({ut})(({x} << ({y} & {w - 1})) | ({x} >> (-{y} & {w - 1}))))",
+            False,
+        ),
+        (
+            "rotr",
+            lambda a, b: ((a >> (b % w)) | (a << (-b % w))) & m,
+            lambda x, y: f"(({ut})(({x} >> ({y} & {w - 1})) | ({x} << (-{y} & {w - 1}))))",
+            False,
+        ),
+        # the high half of the widening multiply
+        ("mulhu", lambda a, b: (a * b) >> w, lambda x, y: f"(({ut})(((unsigned __int128){x} * {y}) >> {w}))", True),
+        # saturating add and subtract, by the overflow builtins
+        (
+            "uaddsat",
+            lambda a, b: min(a + b, m),
+            lambda x, y: f"({{ {ut} r_; __builtin_add_overflow({x}, {y}, &r_) ? ({ut}){m}u : r_; }})",
+            True,
+        ),
+        (
+            "usubsat",
+            lambda a, b: max(a - b, 0),
+            lambda x, y: f"({{ {ut} r_; __builtin_sub_overflow({x}, {y}, &r_) ? ({ut})0 : r_; }})",
+            False,
+        ),
         ("ult", lambda a, b: int(a < b), lambda x, y: f"(({ut})({x} < {y}))", False),
         ("slt", lambda a, b: int(sgn(a) < sgn(b)), lambda x, y: f"(({ut})(({st}){x} < ({st}){y}))", False),
     ]

@@ -8,7 +8,7 @@ import subprocess
 from support import FIXTURES
 
 from supercoder_lsp.pipeline import Options, Pipeline
-from supercoder_lsp.propose.synth import Samples, step_function
+from supercoder_lsp.propose.synth import Samples, enumerate_expr, step_function
 from supercoder_lsp.source.edit import apply_body_change
 
 SYNTH = FIXTURES / "propose" / "synth"
@@ -140,3 +140,29 @@ def test_an_inlined_helper_gets_a_body_that_makes_its_caller_faster_and_behaves_
     )
     outs = _outputs(tmp_path, SYNTH / "helper.c", edited, main)
     assert outs[0] == outs[1] and len(outs[0].split()) == 65
+
+
+def _found(fn, bits: int) -> str:
+    import random
+
+    rng = random.Random(3)
+    s = Samples(["a", "b"], [bits, bits], [False, False], bits)
+    s.inputs = [(rng.getrandbits(bits), rng.getrandbits(bits)) for _ in range(300)] + [(0, 0), (2**bits - 1, 1)]
+    s.outputs = [fn(a, b) for a, b in s.inputs]
+    e = enumerate_expr(s, budget=20)
+    assert e is not None
+    return e.c
+
+
+def test_saturating_add_and_the_high_half_of_a_multiply_are_in_the_vocabulary():
+    assert "__builtin_add_overflow" in _found(lambda a, b: min(a + b, 2**64 - 1), 64)
+    assert "__builtin_sub_overflow" in _found(lambda a, b: max(a - b, 0), 32)
+    assert "unsigned __int128" in _found(lambda a, b: (a * b) >> 64, 64)
+
+
+def test_a_rotate_done_bit_by_bit_becomes_a_rotate_that_is_verified(tmp_path):
+    opts = Options(proposers=("synth",), functions=("rotate_left",), n_random=5000, rounds=12, use_cache=False)
+    [res] = Pipeline(opts).run(SYNTH / "bits.c").functions
+    c = res.candidates[0]
+    assert c.source_change is not None and "<<" in c.source_change.text and ">>" in c.source_change.text
+    assert c.reason != "wrong-output" and c.inputs_checked > 1000, (c.reason, c.detail)
