@@ -259,7 +259,8 @@ function M.on_status(_, params, ctx)
 end
 
 --- A short string for a statusline: "" before the server said anything, "SC ⟳1" while one job runs,
---- else the last result without its confidence interval, e.g. "SC popcount: 6.70x faster, uses popcnt",
+--- else the last result without its confidence interval and with its proof level cut to ", proven"
+--- (a tested result's "verified on N inputs" is dropped), e.g. "SC popcount: 6.70x faster, uses popcnt",
 --- cut to `width` characters (default 40).
 function M.status(width)
   local s = M.state
@@ -270,7 +271,11 @@ function M.status(width)
     return "SC ⟳" .. s.running
   end
   if s.last and s.last ~= "" then
-    local text = "SC " .. s.last:gsub(" %(95%% CI [^)]*%)", ""):gsub(" %- verified on .*$", "")
+    local text = "SC " .. s.last:gsub(" %(95%% CI [^)]*%)", "")
+    if text:find(" %- proven ") then
+      text = text:gsub(" %- proven .*$", "") .. ", proven"
+    end
+    text = text:gsub(" %- verified on .*$", "")
     width = width or 40
     if vim.fn.strchars(text) > width then
       text = vim.fn.strcharpart(text, 0, width - 1) .. "…"
