@@ -24,58 +24,65 @@ def build_harness(ctx: FileContext, fn: CFunction, plan: Plan, base_obj: Path, f
     what the program's runs recorded (program_recording). Where the -O3 original runs out of time or
     fails on most generated inputs, its integer parameters are narrowed (harness.plan.narrowed) and the
     harness says so; the harness's own plan (`h.plan`) is the one its inputs follow."""
-    attempts = [()]
-    for support in attempts + [(ctx.support_object(),)]:
-        narrowing, tried, steps = "", plan, [0, 1]
-        while True:
-            h = FunctionHarness(
-                fdir / "verify",
-                fn.name,
-                tried,
-                n_random=opts.n_random,
-                seed=opts.seed,
-                support_objs=support,
-                states=rec.states if support else [],
-                recorded=rec.inputs,
-                link_flags=ctx.library_flags(),
-            )
-            try:
-                h.prepare(base_obj)
-                break
-            except OutsideDomain as e:
-                nxt = None
-                while nxt is None and steps:
-                    nxt = narrowed(tried, steps.pop(0))
-                if nxt is None:
-                    return None, (), str(e) + (f" (also with {narrowing})" if narrowing else "")
-                tried, narrowing = nxt
-            except build.BuildError as e:  # (a RuntimeError too) linked alone: try with the rest of the file
-                last = e
-                break
-            except RuntimeError as e:
-                return None, (), str(e)
-        if h.base is None:
-            continue
-        slow = (
-            (
-                f"; the -O3 baseline took {h.base_seconds:.0f}s on them: bound the inputs to make checks faster "
-                f"(--bound {fn.name}.PARAM=LOW:HIGH)"
-            )
-            if h.base_seconds > 5
-            else ""
+    try:
+        h, support, narrowing = _prepare(ctx, fn, plan, base_obj, fdir, opts, rec, ())
+    except build.BuildError:  # (a RuntimeError too) linked alone: try with the rest of the file
+        try:
+            h, support, narrowing = _prepare(ctx, fn, plan, base_obj, fdir, opts, rec, (ctx.support_object(),))
+        except build.BuildError as e:
+            return None, (), f"the function-level harness could not be linked: {_lines(e.output, 600)}"
+        except RuntimeError as e:
+            return None, (), str(e)
+    except RuntimeError as e:
+        return None, (), str(e)
+    slow = (
+        (
+            f"; the -O3 baseline took {h.base_seconds:.0f}s on them: bound the inputs to make checks faster "
+            f"(--bound {fn.name}.PARAM=LOW:HIGH)"
         )
-        narrow = (
-            f"; inputs narrowed to {narrowing}: the -O3 original runs out of time or fails on most wider ones "
-            f"(--bound {fn.name}.PARAM=LOW:HIGH to choose)"
-            if narrowing
-            else ""
+        if h.base_seconds > 5
+        else ""
+    )
+    narrow = (
+        f"; inputs narrowed to {narrowing}: the -O3 original runs out of time or fails on most wider ones "
+        f"(--bound {fn.name}.PARAM=LOW:HIGH to choose)"
+        if narrowing
+        else ""
+    )
+    h.narrowing = narrowing
+    cov = measure_coverage(h, ctx.path, ctx.cfg, fdir / "coverage", ctx.library_flags())
+    if isinstance(cov, Coverage):
+        h.coverage, cov = cov, cov.describe()
+    return h, support, f"{h.describe_inputs()} ({describe(h.plan)}){slow}{narrow}{_recording_note(rec)}; {cov}"
+
+
+def _prepare(ctx: FileContext, fn: CFunction, plan: Plan, base_obj: Path, fdir: Path, opts: Options, rec, support):
+    """The harness linked with `support`, its baseline run: (harness, support, narrowing). Inputs the
+    original is outside its domain on are narrowed step by step; a BuildError (it does not link) or a
+    RuntimeError (why not, with the narrowing tried) is raised."""
+    narrowing, tried, steps = "", plan, [0, 1]
+    while True:
+        h = FunctionHarness(
+            fdir / "verify",
+            fn.name,
+            tried,
+            n_random=opts.n_random,
+            seed=opts.seed,
+            support_objs=support,
+            states=rec.states if support else [],
+            recorded=rec.inputs,
+            link_flags=ctx.library_flags(),
         )
-        h.narrowing = narrowing
-        cov = measure_coverage(h, ctx.path, ctx.cfg, fdir / "coverage", ctx.library_flags())
-        if isinstance(cov, Coverage):
-            h.coverage, cov = cov, cov.describe()
-        return h, support, f"{h.describe_inputs()} ({describe(tried)}){slow}{narrow}{_recording_note(rec)}; {cov}"
-    return None, (), f"the function-level harness could not be linked: {_lines(last.output, 600)}"
+        try:
+            h.prepare(base_obj)
+            return h, support, narrowing
+        except OutsideDomain as e:
+            nxt = None
+            while nxt is None and steps:
+                nxt = narrowed(tried, steps.pop(0))
+            if nxt is None:
+                raise RuntimeError(str(e) + (f" (also with {narrowing})" if narrowing else "")) from e
+            tried, narrowing = nxt
 
 
 def _recording_note(rec: Recording) -> str:

@@ -11,7 +11,9 @@ change to what is checked (screens, harness inputs, ABI checks, comparisons, tim
 #    (buffers against the other guard), output-writing functions refused.
 #    4: the program's recorded calls replayed as inputs; gcov line coverage of the inputs (`under-tested`).
 #    5: recorded struct calls bring the memory their pointers reach, relocated; pointers compared as (buffer, offset).
-VERIFIER_VERSION = 7
+#    8: generated inputs the original reads past are left out where the program's recorded calls run whole;
+#    recorded calls keep up to 1 MiB each.
+VERIFIER_VERSION = 8
 
 # What verification does not establish, said next to every claim (the CLI's notes, the JSON report).
 LIMITS = (
@@ -23,8 +25,12 @@ LIMITS = (
     "the timed loop itself is not ABI-checked: a candidate could read the stack and registers of the timing driver",
     "pointer-valued globals keep their initial values",
     "a struct parameter's pointer fields are NULL in generated inputs; the program's recorded calls bring the "
-    "memory they reach (64 KiB a region, depth 2), compared as (buffer, offset); a pointer to memory not kept "
+    "memory they reach (64 KiB a region, 1 MiB a call, depth 2), compared as (buffer, offset); a pointer to memory not kept "
     "and pointers the function stores in a struct field to memory outside its buffers are not compared",
+    "where the program's recorded calls run whole, generated inputs on which the -O3 original reads past its "
+    "buffers are left out (counted in the report): a candidate is checked there only on the calls the program makes "
+    "and the generated inputs the original stays inside",
+    "recorded pointer arguments that point into another argument's memory are replayed as buffers of their own",
     "timing repeats 512 inputs: a cache kept on the stack beyond the function's frame, or (where the original "
     "allocates, so the candidate may too) in heap memory it freed, could make it look faster",
 )

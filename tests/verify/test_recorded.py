@@ -100,24 +100,31 @@ def test_a_length_that_is_not_the_buffers_is_never_read_past(tmp_path):
 STREAM = REC / "stream"
 
 
-def _stream(tmp: Path, tests: Path | None):
-    cands = tmp / "cands" / "pump"
+def _replay(tmp: Path, src: Path, fn: str, variants: tuple[str, ...], tests: Path | None, n_random: int):
+    """`fn` of `src` with rewrites of it (C beside `src`, compiled by gcc -O3) as the candidates."""
+    cands = tmp / "cands" / fn
     cands.mkdir(parents=True)
-    cfg = BuildConfig("gcc", ("-O3",), "test", str(STREAM))
-    for v in ("stream_body_wrong", "stream_ptr_wrong", "stream_locals"):
-        asm = build.compile_to_asm(STREAM / f"{v}.c", cfg, tmp / f"{v}.s")
-        (cands / f"{v}.s").write_text(cut_function(asm, "pump").text)
+    cfg = BuildConfig("gcc", ("-O3",), "test", str(src.parent))
+    for v in variants:
+        asm = build.compile_to_asm(src.parent / f"{v}.c", cfg, tmp / f"{v}.s")
+        (cands / f"{v}.s").write_text(cut_function(asm, fn).text)
     opts = Options(
         proposers=("replay",),
         candidates_dir=tmp / "cands",
         tests_dir=tests,
-        functions=("pump",),
-        n_random=3000,
+        functions=(fn,),
+        n_random=n_random,
         rounds=6,
         use_cache=False,
     )
-    [res] = Pipeline(opts).run(STREAM / "stream.c").functions
+    [res] = Pipeline(opts).run(src).functions
     return res, {c.label: c for c in res.candidates}
+
+
+def _stream(tmp: Path, tests: Path | None):
+    return _replay(
+        tmp, STREAM / "stream.c", "pump", ("stream_body_wrong", "stream_ptr_wrong", "stream_locals"), tests, 3000
+    )
 
 
 def test_a_struct_is_replayed_with_the_state_its_pointers_reach(tmp_path):
@@ -154,3 +161,24 @@ def test_a_recorded_call_that_reaches_past_what_was_kept_is_left_out(tmp_path):
     assert "recorded calls left out: they reach memory the recording did not keep" in res.harness, res.harness
     assert res.coverage is not None and res.coverage["recorded"] >= 6, res.coverage
     assert res.coverage["percent"] == 100, res.coverage
+
+
+HIST = REC / "hist"
+
+
+def _hist(tmp: Path, tests: Path | None):
+    return _replay(tmp, HIST / "hist.c", "weigh", ("hist_wrong",), tests, 2000)
+
+
+def test_generated_inputs_the_original_reads_past_are_left_out_where_the_programs_calls_run_whole(tmp_path):
+    """`weigh` reads `n` bins of a 64-bin struct: a generated `n` sends it past the struct, so its
+    result depends on what lies after it. Alone, that refuses the harness; with the program's
+    calls (n <= 64, every one run whole) those are the domain: the generated inputs it reads past
+    are left out and counted, and a rewrite wrong on the 48th bin and up is caught."""
+    res, got = _hist(tmp_path, HIST / "tests")
+    assert "generated inputs left out: the -O3 original's result on them depends on where" in res.harness, res.harness
+    assert res.coverage is not None and res.coverage["recorded"] > 0 and res.coverage["percent"] == 100
+    assert got["hist_wrong"].reason == "wrong-output", got["hist_wrong"].detail
+
+    alone, _ = _hist(tmp_path / "alone", None)
+    assert alone.status == "unsupported" and "depends on where its buffers lie" in alone.harness, alone.harness
