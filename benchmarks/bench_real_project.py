@@ -15,7 +15,9 @@ with these flags) and whether the generated harness can take it, or why not. --c
 builds every function harness (2,000 random inputs) and adds where its inputs came from and
 the percent of the function's lines they run (gcov); with --ldflags (the rest of a program,
 e.g. zlib's test/example.c.o and libz.a) and --workload (e.g. '{exe}'), the program's own
-calls are recorded and replayed too. --verdicts
+calls are recorded and replayed too, and in each --program (e.g. zlib's test/infcover.c built
+with `gcc -O3 -I. -Ibuild -c test/infcover.c -o build/infcover.o`: 'build/infcover.o build/libz.a').
+--verdicts
 also runs `supercoder optimize` with default settings on each file (its top 3) and prints
 the verdicts: slow (minutes a file). Without PROJECT_DIR it says what to give and exits 0,
 as in CI. Not a test: quote the figures with the command that made them.
@@ -80,7 +82,9 @@ def survey(path: Path, work: Path) -> list[dict]:
     return rows
 
 
-def harness_runs(path: Path, names: list[str], ldflags: str | None, workload: str | None) -> dict[str, dict]:
+def harness_runs(
+    path: Path, names: list[str], ldflags: str | None, workload: str | None, programs: list[str]
+) -> dict[str, dict]:
     """name -> the function's report (harness, coverage), from `supercoder optimize` with no candidates."""
     if not names:
         return {}
@@ -93,15 +97,17 @@ def harness_runs(path: Path, names: list[str], ldflags: str | None, workload: st
             argv += ["--ldflags", ldflags]
         if workload:
             argv += ["--workload", workload]
+        for prog in programs:
+            argv += ["--program", prog]
         p = subprocess.run(argv, capture_output=True, text=True, timeout=3600, cwd=path.parent)
     if p.returncode != 0:
         return {n: {"harness": f"exit {p.returncode}: {p.stderr.strip()[-200:]}", "coverage": None} for n in names}
     return {f["name"]: f for f in json.loads(p.stdout)["functions"]}
 
 
-def add_coverage(rows: list[dict], path: Path, ldflags: str | None, workload: str | None) -> None:
+def add_coverage(rows: list[dict], path: Path, ldflags: str | None, workload: str | None, programs: list[str]) -> None:
     mine = [r for r in rows if r["file"] == path.name and r["harness"] == "yes"]
-    got = harness_runs(path, [r["function"] for r in mine], ldflags, workload)
+    got = harness_runs(path, [r["function"] for r in mine], ldflags, workload, programs)
     for r in mine:
         f = got.get(r["function"], {})
         c = f.get("coverage")
@@ -145,6 +151,12 @@ def main() -> int:
     ap.add_argument("--coverage", action="store_true", help="build every harness and measure its line coverage (slow)")
     ap.add_argument("--ldflags", help="with --coverage: the rest of the program, to record its calls")
     ap.add_argument("--workload", help="with --coverage: the program's run, '{exe}' is the program")
+    ap.add_argument(
+        "--program",
+        action="append",
+        default=[],
+        help="with --coverage: another program's objects and libraries to record calls in (repeatable)",
+    )
     a = ap.parse_args()
     if a.project is None:
         print("bench_real_project: give a C project with a compile_commands.json (see --help); skipped")
@@ -160,7 +172,7 @@ def main() -> int:
             except build.BuildError as e:
                 rows.append({"file": f.name, "function": "-", "code": "build failed", "harness": "-", "why": e.what})
             if a.coverage:
-                add_coverage(rows, f, a.ldflags, a.workload)
+                add_coverage(rows, f, a.ldflags, a.workload, a.program)
     print(f"{'file':14} {'function':24} {'code':13} {'harness':7} {'inputs':10} {'cov%':9} why")
     for r in rows:
         cov = "-" if r.get("cov") is None else f"{r['cov']}({r['cov_gen']})"

@@ -23,6 +23,7 @@ def environment(cfg: BuildConfig, opts: Options) -> dict:
         "flags": list(cfg.flags),
         "flags_from": cfg.source,
         "ldflags": list(cfg.ldflags),
+        "programs": [list(p) for p in cfg.programs],
         "cpu_model": cpu_model(),
         "cpu_features": sorted(
             cpu_flags()
@@ -80,6 +81,7 @@ def cache_key(
         "compiler_version": env["compiler_version"],
         "flags": env["flags"],
         "ldflags": env["ldflags"],
+        "programs": env.get("programs", []),
         "cpu": [env["cpu_model"], sorted(cpu_flags())],
         "proposers": proposers,
         "samples": opts.samples,

@@ -116,7 +116,7 @@ def program_recording(
 ) -> Recording:
     """The globals as the program has them when it calls `fn`, and its arguments, over its tests and
     bench input or workload."""
-    if not (ctx.tests or opts.bench_input or opts.workload):
+    if not (ctx.tests or opts.bench_input or opts.workload or ctx.cfg.programs):
         return Recording()
     try:
         return record_program(
@@ -129,6 +129,7 @@ def program_recording(
             ldflags=ctx.cfg.ldflags,
             stdin_files=[i for _, i, _ in ctx.tests or []] + ([Path(opts.bench_input)] if opts.bench_input else []),
             workload=opts.workload,
+            programs=ctx.cfg.programs,
         )
     except build.BuildError as e:
         notes.append(

@@ -107,6 +107,9 @@ class BuildConfig:
     directory: str  # working directory for the compile
     ldflags: tuple[str, ...] = ()  # libraries and linker flags a whole program of the file needs
     dropped: tuple[str, ...] = ()  # the project's flags left out (debug info, LTO): the report says so
+    # other programs that call the file's functions (each its objects and libraries, the file's own code
+    # linked in): the function's calls are recorded in them too, run as the workload says
+    programs: tuple[tuple[str, ...], ...] = ()
 
 
 # --- proposers ---------------------------------------------------------------

@@ -156,6 +156,16 @@ class Options:
         help="libraries and linker flags of the whole program, e.g. --ldflags='-lz -lpthread' "
         "(overrides .supercoder.toml [build] ldflags)",
     )
+    programs: tuple[str, ...] = option(
+        (),
+        "--program",
+        repeat=True,
+        metavar="'OBJS LIBS'",
+        help="another program that calls the file's functions, as its objects and libraries, e.g. "
+        "--program='test/infcover.o libz.a' (repeatable; the file's own code is linked in): the function's calls "
+        "are recorded in it too, run as --workload says or else with no arguments (overrides .supercoder.toml "
+        "[build] programs)",
+    )
     compile_timeout: float = option(
         120.0, "--compile-timeout", lo=1, hi=3600, help="seconds before a compiler run counts as hung"
     )

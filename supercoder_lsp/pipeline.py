@@ -99,7 +99,13 @@ class Pipeline:
         tools.require("gcc")
         require_sandbox()
         try:
-            cfg = build.resolve(path, compiler=self.opts.compiler, flags=self.opts.flags, ldflags=self.opts.ldflags)
+            cfg = build.resolve(
+                path,
+                compiler=self.opts.compiler,
+                flags=self.opts.flags,
+                ldflags=self.opts.ldflags,
+                programs=self.opts.programs,
+            )
             bounds = build.flags.bounds_from_config(path)
         except build.ConfigError as e:
             raise InputError(str(e)) from e

@@ -4,7 +4,7 @@ Precedence, highest first:
   1. the command line (--cc / --cflags), when given;
   2. compile_commands.json, searched upward from the file as clangd does
      (each directory and its build/ subdirectory);
-  3. the project file .supercoder.toml ([build] compiler, flags, ldflags), searched upward;
+  3. the project file .supercoder.toml ([build] compiler, flags, ldflags, programs), searched upward;
   4. the default: gcc -O3.
 """
 
@@ -132,24 +132,52 @@ def from_config(cfg: Path) -> BuildConfig | None:
         ldflags = shlex.split(ldflags)
     if not isinstance(compiler, str) or not all(isinstance(f, str) for f in [*flags, *ldflags]):
         raise ConfigError(f"{cfg}: [build] compiler must be a string, and flags and ldflags each a list of strings")
+    programs = build.get("programs", [])
+    if not isinstance(programs, list) or not all(
+        isinstance(p, str) or (isinstance(p, list) and all(isinstance(a, str) for a in p)) for p in programs
+    ):
+        raise ConfigError(
+            f"{cfg}: [build] programs must be a list, one entry per program: its objects and libraries as a "
+            'string or a list of strings, e.g. programs = ["build/test/example.o build/libz.a"]'
+        )
     return BuildConfig(
-        compiler, clean_flags(list(flags)), f"config:{cfg}", str(cfg.parent), tuple(ldflags), dropped_flags(flags)
+        compiler,
+        clean_flags(list(flags)),
+        f"config:{cfg}",
+        str(cfg.parent),
+        _from_dir(cfg.parent, ldflags),
+        dropped_flags(flags),
+        tuple(_from_dir(cfg.parent, shlex.split(p) if isinstance(p, str) else p) for p in programs),
     )
 
 
+def _from_dir(folder: Path, args: list[str]) -> tuple[str, ...]:
+    """Linker arguments with the files named relative to the project file made absolute (the editor's
+    server and the command line may run anywhere)."""
+    return tuple(str(folder / a) if not a.startswith("-") and (folder / a).is_file() else a for a in args)
+
+
 def resolve(
-    file: str | os.PathLike, *, compiler: str | None = None, flags: str | None = None, ldflags: str | None = None
+    file: str | os.PathLike,
+    *,
+    compiler: str | None = None,
+    flags: str | None = None,
+    ldflags: str | None = None,
+    programs: tuple[str, ...] = (),
 ) -> BuildConfig:
-    """The BuildConfig for `file`, following the precedence in the module docstring; `ldflags`
-    (the command line's) replaces the project file's [build] ldflags."""
+    """The BuildConfig for `file`, following the precedence in the module docstring; `ldflags` and
+    `programs` (the command line's) replace the project file's [build] ldflags and programs."""
     cfg = _resolve(Path(file), compiler, flags)
+    project = find_config(file) if ldflags is None or not programs else None
+    found = from_config(project) if project else None
     if ldflags is not None:
         cfg = dataclasses.replace(cfg, ldflags=tuple(shlex.split(ldflags)))
-    elif not cfg.ldflags:
-        project = find_config(file)
-        found = from_config(project) if project else None
-        if found and found.ldflags:
-            cfg = dataclasses.replace(cfg, ldflags=found.ldflags)
+    elif not cfg.ldflags and found and found.ldflags:
+        cfg = dataclasses.replace(cfg, ldflags=found.ldflags)
+    if programs:
+        cfg = dataclasses.replace(cfg, programs=tuple(tuple(shlex.split(p)) for p in programs))
+    elif not cfg.programs and found and found.programs:
+        cfg = dataclasses.replace(cfg, programs=found.programs)
     return cfg
 
 

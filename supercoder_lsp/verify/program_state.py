@@ -161,17 +161,38 @@ def record_program(
     ldflags: tuple[str, ...] = (),
     stdin_files: list[Path] | tuple[Path, ...] = (),
     workload: str | None = None,
+    programs: tuple[tuple[str, ...], ...] = (),
 ) -> Recording:
     """The file's globals at the function's calls and (with a harness `plan`) its arguments, over
-    the program's own inputs. Raises BuildError when the recording program does not build."""
+    the program's own inputs, and over the runs of the other `programs` (each its objects and
+    libraries, run as the workload says or else with no arguments). Raises BuildError when the
+    recording program does not build; another program that does not build is said in `failed`."""
     workdir.mkdir(parents=True, exist_ok=True)
-    exe, layout = _recorder(rest_obj, base_obj, function, workdir, compiler, ldflags, plan)
     out = Recording(inputs=RecordedInputs() if plan is not None and plan.supported else None)
-    if not layout and out.inputs is None:
+    runs: list[tuple[list[str], str | None, str]] = []
+    layout: dict[str, tuple[int, int, int]] | None = None
+    try:
+        exe, layout = _recorder(rest_obj, base_obj, function, workdir, compiler, ldflags, plan)
+        runs += [([str(exe)], str(f), Path(f).name) for f in stdin_files]
+        if workload:
+            runs.append((["/bin/sh", "-c", command_for(exe, None, workload)], None, "the workload"))
+    except build.BuildError:
+        if not programs:
+            raise
+        # a library file: its calls come from the other programs
+    for k, objs in enumerate(programs):
+        name = f"program {Path(objs[0]).name if objs else k + 1}"
+        (workdir / f"p{k}").mkdir(exist_ok=True)
+        try:
+            other, layout = _recorder(rest_obj, base_obj, function, workdir / f"p{k}", compiler, objs, plan)
+        except build.BuildError as e:
+            lines = e.output.splitlines() or [e.what]
+            why = next((x for x in lines if "undefined reference" in x or "cannot find" in x), lines[-1])
+            out.failed.append(f"{name}: does not link ({why.strip()[:200]})")
+            continue
+        runs.append((["/bin/sh", "-c", command_for(other, None, workload)] if workload else [str(other)], None, name))
+    if layout is None or (not layout and out.inputs is None):
         return out
-    runs: list[tuple[list[str], str | None, str]] = [([str(exe)], str(f), Path(f).name) for f in stdin_files]
-    if workload:
-        runs.append((["/bin/sh", "-c", command_for(exe, None, workload)], None, "the workload"))
     snaps: list[Snapshot] = []
     for argv, stdin, what in runs:
         fds = [tempfile.mkstemp(prefix="sc-rec-", dir=workdir) for _ in range(2)]

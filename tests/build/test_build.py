@@ -85,3 +85,19 @@ def test_compiler_error_is_a_value_with_the_message(tmp_path):
     with pytest.raises(build.BuildError) as e:
         build.compile_to_asm(c, resolve(c), tmp_path / "bad.s")
     assert "undeclared" in e.value.output and "bad.c:1:" in e.value.output
+
+
+def test_other_programs_come_from_the_project_file_with_paths_from_its_folder(tmp_path):
+    c = write(tmp_path / "src" / "a.c", "int f(void){return 1;}")
+    write(tmp_path / "build" / "test" / "example.o", "")
+    write(
+        tmp_path / ".supercoder.toml",
+        '[build]\nprograms = ["build/test/example.o -lm", ["build/missing.o"]]\n',
+    )
+    cfg = resolve(c)
+    assert cfg.programs == ((str(tmp_path / "build" / "test" / "example.o"), "-lm"), ("build/missing.o",))
+    # the command line's replace them
+    assert resolve(c, programs=("x.o -lz",)).programs == (("x.o", "-lz"),)
+    write(tmp_path / ".supercoder.toml", '[build]\nprograms = "build/test/example.o"\n')
+    with pytest.raises(ConfigError, match="programs must be a list"):
+        resolve(c)

@@ -182,3 +182,42 @@ def test_generated_inputs_the_original_reads_past_are_left_out_where_the_program
 
     alone, _ = _hist(tmp_path / "alone", None)
     assert alone.status == "unsupported" and "depends on where its buffers lie" in alone.harness, alone.harness
+
+
+LIB = REC / "lib"
+
+
+def _frames(tmp: Path, programs: tuple[str, ...]):
+    cands = tmp / "cands" / "frame_sum"
+    cands.mkdir(parents=True)
+    asm = build.compile_to_asm(LIB / "frames_wrong.c", BuildConfig("gcc", ("-O3",), "test", str(LIB)), tmp / "w.s")
+    (cands / "frames_wrong.s").write_text(cut_function(asm, "frame_sum").text)
+    opts = Options(
+        proposers=("replay",),
+        candidates_dir=tmp / "cands",
+        functions=("frame_sum",),
+        programs=programs,
+        n_random=2000,
+        rounds=6,
+        use_cache=False,
+    )
+    [res] = Pipeline(opts).run(LIB / "frames.c").functions
+    return res, {c.label: c for c in res.candidates}
+
+
+def test_a_library_files_calls_are_recorded_in_the_other_programs_that_call_it(tmp_path):
+    """frames.c has no main; driver.c calls it. Generated frames never carry the magic number, so
+    alone a wrong rewrite is under-tested; with the driver as a --program (its object: the file's
+    code is linked in) its calls are recorded and replayed, reach the loop and catch it. A program
+    that does not link is said and the others still count."""
+    driver = tmp_path / "driver.o"
+    build.run_tool(["gcc", "-O2", "-c", str(LIB / "driver.c"), "-o", str(driver)], "compile the driver")
+    res, got = _frames(tmp_path / "with", (str(driver), str(tmp_path / "missing.o")))
+    assert res.coverage is not None and res.coverage["recorded"] > 0, res.harness
+    assert res.coverage["generated_percent"] < 70 <= res.coverage["percent"], res.coverage
+    assert "program missing.o: does not link" in res.harness, res.harness
+    assert got["frames_wrong"].reason == "wrong-output", got["frames_wrong"].detail
+
+    alone, got = _frames(tmp_path / "alone", ())
+    assert alone.coverage is not None and alone.coverage["recorded"] == 0
+    assert got["frames_wrong"].reason == "under-tested", got["frames_wrong"].detail
