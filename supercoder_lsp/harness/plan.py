@@ -2,7 +2,8 @@
 
 A plan says, for each parameter, what the harness feeds it: an integer of a
 given width and signedness, a bool, a float or double, an array with its
-length taken from another parameter, or a C string. Functions whose
+length taken from another parameter, or a C string; and how the result is
+compared (a scalar, or a pointer: see `_pointer_return`). Functions whose
 parameters it does not understand get a plan with `supported=False` and a
 reason that says what to do instead (program tests with --tests).
 """
@@ -62,7 +63,7 @@ MAX_SSE_REGS = 8
 @dataclass
 class ParamPlan:
     name: str
-    role: str  # "int", "bool", "float", "array", "cstring", "length"
+    role: str  # "int", "bool", "float", "array", "cstring", "length"; a result also "pointer", "string"
     ctype: str  # the C type the harness declares: "uint32_t", "double", "const int32_t *", ...
     bits: int = 0
     signed: bool = False
@@ -170,6 +171,24 @@ def _record(name: str, t: CType) -> ParamPlan:
     )
 
 
+def _pointer_return(t: CType) -> ParamPlan | None:
+    """A returned pointer to scalars (a string, a table entry) or to one struct. The harness compares it
+    as NULL, as (argument buffer, offset) where it points into the inputs, and else by what it points
+    to: a `char *` the string up to its NUL, any other one element (a struct all its bytes)."""
+    pt = t.pointee
+    if t.kind != "pointer" or pt is None:
+        return None
+    if pt.kind == "struct" and pt.size > 0:
+        elem, n = ParamPlan("", "int", "uint8_t", 8, False), pt.size
+    else:
+        e = _scalar("", pt)
+        if e is None:
+            return None
+        elem, n = e, max(e.bits // 8, 1)
+    role = "string" if _plain_char(pt) else "pointer"
+    return ParamPlan("return", role, "const void *", 64, False, elem=elem, max_len=n)
+
+
 def make_plan(sig: Signature | None, bounds: dict | None = None) -> Plan:
     """Plan the harness for `sig`; `bounds` maps a parameter name to [low, high]
     (for arrays and strings: the length)."""
@@ -180,7 +199,7 @@ def make_plan(sig: Signature | None, bounds: dict | None = None) -> Plan:
         return Plan(False, "variadic functions are not supported by the generated harness", [], None)
     ret = None
     if sig.ret.kind != "void":
-        ret = _scalar("return", sig.ret)
+        ret = _scalar("return", sig.ret) or _pointer_return(sig.ret)
         if ret is None:
             return Plan(False, f"return type '{sig.ret.text}' is not supported by the generated harness", [], None)
     plans: list[ParamPlan] = []

@@ -12,7 +12,7 @@ change to what is checked (screens, harness inputs, ABI checks, comparisons, tim
 #    4: the program's recorded calls replayed as inputs; gcov line coverage of the inputs (`under-tested`).
 #    5: recorded struct calls bring the memory their pointers reach, relocated; pointers compared as (buffer, offset).
 #    8: generated inputs the original reads past are left out where the program's recorded calls run whole;
-#    recorded calls keep up to 1 MiB each.
+#    recorded calls keep up to 1 MiB each; pointer results.
 VERIFIER_VERSION = 8
 
 # What verification does not establish, said next to every claim (the CLI's notes, the JSON report).
@@ -30,6 +30,8 @@ LIMITS = (
     "where the program's recorded calls run whole, generated inputs on which the -O3 original reads past its "
     "buffers are left out (counted in the report): a candidate is checked there only on the calls the program makes "
     "and the generated inputs the original stays inside",
+    "a returned pointer outside the arguments' buffers is compared by what it points to when the call returns (a "
+    "string to its NUL, else one element): a copy of a constant counts as the constant",
     "recorded pointer arguments that point into another argument's memory are replayed as buffers of their own",
     "timing repeats 512 inputs: a cache kept on the stack beyond the function's frame, or (where the original "
     "allocates, so the candidate may too) in heap memory it freed, could make it look faster",

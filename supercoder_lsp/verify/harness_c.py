@@ -18,9 +18,61 @@ def _ret_bits(plan: Plan) -> str:
         return "0"
     if r.role == "float":
         return "({ uint64_t b = 0; memcpy(&b, &ret, sizeof ret); b; })"
+    if r.role in ("pointer", "string"):
+        return f"sc_ret_ptr(in, sc_last_ret = (const unsigned char *)ret, {r.max_len}, {int(r.role == 'string')})"
     if r.role == "int" and r.signed:
         return "(uint64_t)(int64_t)ret"
     return "(uint64_t)ret"
+
+
+def _ret_ptr(plan: Plan) -> str:
+    """C: `sc_ret_ptr`, a returned pointer as a value that does not depend on where memory lies: 0 for
+    NULL, (buffer, offset) where it points into an argument's buffer (or a recorded region), else a
+    digest of what it points to: a string up to its NUL (4 KiB at most), else `n` bytes."""
+    sizes = []
+    for k, p in enumerate(plan.params):
+        if p.role == "array":
+            sizes.append(f"if (b == {k}) return in->len[{k}] * sizeof({p.element.ctype});")
+        elif p.role == "cstring":
+            sizes.append(f"if (b == {k}) return in->len[{k}] + 1;")
+    return f"""static const unsigned char *sc_last_ret __attribute__((unused)); /* for sc_show_ret */
+extern char __start_sc_gdata[] __attribute__((weak)), __stop_sc_gdata[] __attribute__((weak));
+extern char __start_sc_gbss[] __attribute__((weak)), __stop_sc_gbss[] __attribute__((weak));
+extern char __start_sc_fdata[] __attribute__((weak)), __stop_sc_fdata[] __attribute__((weak));
+extern char __start_sc_fbss[] __attribute__((weak)), __stop_sc_fbss[] __attribute__((weak));
+static size_t __attribute__((unused)) sc_arg_bytes(const sc_input *in, unsigned b) {{
+    if (in->deep) {{ size_t n; sc_deep_buf(in, b, &n); return n; }}
+    {" ".join(sizes)}
+    (void)in; (void)b; return 0;
+}}
+static uint64_t __attribute__((unused)) sc_ret_ptr(sc_input *in, const unsigned char *p, size_t n, int string) {{
+    if (!p) return 0;
+    uint64_t w = (uint64_t)(uintptr_t)p, at[SC_NP + SC_NR] = {{0}}, off;
+    size_t len;
+    if (in->deep) {{
+        for (unsigned b = 0; b < SC_NP + in->nr; b++) at[b] = (uint64_t)(uintptr_t)sc_deep_buf(in, b, &len);
+        int j = sc_deep_find(in, at, w, &off);
+        if (j >= 0) return (0x5CA1ULL << 48) ^ ((uint64_t)j << 40) ^ off;
+    }} else {{
+        for (unsigned b = 0; b < SC_NP; b++) {{
+            uint64_t a = (uint64_t)(uintptr_t)in->pv[b];
+            if (a && w >= a && w <= a + sc_arg_bytes(in, b)) return (0x5CA1ULL << 48) ^ ((uint64_t)b << 40) ^ (w - a);
+        }}
+    }}
+    /* the stack (a dead frame's local, whatever it still holds) and the file's writable data (a static
+     * buffer the next call overwrites) are where it points, never what they hold */
+    uint64_t here = (uint64_t)(uintptr_t)&at;
+    if (w + (8ULL << 20) > here && w < here + (8ULL << 20)) return 0x5CA3ULL << 48;
+    char *sec[4][2] = {{ {{ __start_sc_gdata, __stop_sc_gdata }}, {{ __start_sc_gbss, __stop_sc_gbss }},
+                        {{ __start_sc_fdata, __stop_sc_fdata }}, {{ __start_sc_fbss, __stop_sc_fbss }} }};
+    for (uint64_t k = 0; k < 4; k++)
+        if (sec[k][0] && w >= (uint64_t)(uintptr_t)sec[k][0] && w < (uint64_t)(uintptr_t)sec[k][1])
+            return (0x5CA4ULL << 48) ^ (k << 40) ^ (w - (uint64_t)(uintptr_t)sec[k][0]);
+    uint64_t h = 0xcbf29ce484222325ULL;
+    if (string) {{ for (size_t i = 0; i < 4096; i++) {{ h ^= p[i]; h *= 0x100000001b3ULL; if (!p[i]) break; }} }}
+    else h = sc_fnv(h, p, n);
+    return (h & ~(0xFFFFULL << 48)) | (0x5CA2ULL << 48);
+}}"""
 
 
 def _hash_buffers(plan: Plan) -> str:
@@ -103,6 +155,26 @@ def render_verify(
             f"{{ {plan.ret.ctype} v; memcpy(&v, &bits, sizeof v); "
             f'printf("%.17g (bits 0x%0{plan.ret.bits // 4}llx)\\n", (double)v, (unsigned long long)bits); }}'
         )
+    elif plan.ret.role in ("pointer", "string"):
+        names = ", ".join(f'"{p.name}"' for p in plan.params) or '""'
+        show_ret = (
+            f"static const char *nm[] = {{{names}}}; unsigned b = (unsigned)(bits >> 40) & 0xff; "
+            'if (!bits) printf("NULL\\n"); '
+            'else if (bits >> 48 == 0x5CA3) printf("a pointer into the stack (a local of a call that has returned)\\n"); '
+            'else if (bits >> 48 == 0x5CA4) printf("a pointer %llu bytes into the file\'s writable data\\n", '
+            "(unsigned long long)(bits & 0xffffffffffULL)); "
+            "else if (bits >> 48 == 0x5CA1) { if (b < SC_NP) printf(\"a pointer %llu bytes into '%s'\\n\", "
+            '(unsigned long long)(bits & 0xffffffffffULL), nm[b]); else printf("a pointer %llu bytes into '
+            'recorded region %u\\n", (unsigned long long)(bits & 0xffffffffffULL), b - SC_NP); } '
+            + (
+                'else { printf("a pointer to \\""); for (int t = 0; t < 60 && sc_last_ret[t]; t++) '
+                "{ unsigned char c = sc_last_ret[t]; if (c >= 32 && c < 127 && c != 34 && c != 92) putchar(c); "
+                'else printf("\\\\x%02x", c); } printf("\\"\\n"); }'
+                if plan.ret.role == "string"
+                else 'else printf("a pointer to data with digest 0x%012llx\\n", '
+                "(unsigned long long)(bits & 0xffffffffffffULL));"
+            )
+        )
     elif plan.ret.role == "int" and plan.ret.signed:
         show_ret = 'printf("%lld\\n", (long long)(int64_t)bits);'
     else:
@@ -111,6 +183,7 @@ def render_verify(
     return f"""#include "sc_rt.h"
 #include "sc_sandbox.h"
 {render_inputs(plan, seed, n_random, recorded, blob)}
+{_ret_ptr(plan)}
 static volatile uint64_t sc_cur;
 static uint64_t sc_upper_junk(uint64_t k);
 extern void sc_tramp(void);
