@@ -171,6 +171,26 @@ def _record(name: str, t: CType) -> ParamPlan:
     )
 
 
+def _pointer_to_pointer(name: str, t: CType) -> ParamPlan:
+    """`code **table`: where the caller keeps a pointer the function reads and moves, as a struct of one
+    pointer field: NULL in generated inputs; the program's recorded calls bring the memory it points to,
+    and where the function leaves it is compared as (buffer, offset)."""
+    assert t.pointee is not None
+    return ParamPlan(
+        name,
+        "array",
+        f"{'const ' if t.const else ''}void *",
+        64,
+        False,
+        lo=8,
+        hi=8,
+        elem=ParamPlan("", "int", "uint8_t", 8, False),
+        max_len=8,
+        record=t.pointee.text,
+        null_offsets=(0,),
+    )
+
+
 def _pointer_return(t: CType) -> ParamPlan | None:
     """A returned pointer to scalars (a string, a table entry) or to one struct. The harness compares it
     as NULL, as (argument buffer, offset) where it points into the inputs, and else by what it points
@@ -209,6 +229,8 @@ def make_plan(sig: Signature | None, bounds: dict | None = None) -> Plan:
         p = _scalar(prm.name, t)
         if p is None and t.kind == "pointer" and t.pointee is not None and t.pointee.kind == "struct":
             p = _record(prm.name, t)
+        if p is None and t.kind == "pointer" and t.pointee is not None and t.pointee.kind == "pointer":
+            p = _pointer_to_pointer(prm.name, t)
         if p is None and t.kind == "pointer" and t.pointee is not None:
             elem = _scalar("", t.pointee)
             if elem is not None:
@@ -339,6 +361,8 @@ def describe(plan: Plan) -> str:
                     f"{p.name}: one {what} that the original reads as {p.max_len} bytes (probed with guard pages; "
                     f"its own {p.probe_from} bytes: fields random{nulls})"
                 )
+            elif what.endswith("*"):
+                parts.append(f"{p.name}: one {what} (NULL, or where the program's call had it point)")
             else:
                 parts.append(f"{p.name}: one {what} ({p.max_len} bytes, fields random{nulls})")
         elif p.role == "array" and p.length_param is None:

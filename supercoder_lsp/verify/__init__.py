@@ -12,7 +12,8 @@ change to what is checked (screens, harness inputs, ABI checks, comparisons, tim
 #    4: the program's recorded calls replayed as inputs; gcov line coverage of the inputs (`under-tested`).
 #    5: recorded struct calls bring the memory their pointers reach, relocated; pointers compared as (buffer, offset).
 #    8: generated inputs the original reads past are left out where the program's recorded calls run whole;
-#    recorded calls keep up to 1 MiB each; pointer results.
+#    recorded calls keep up to 1 MiB each; pointer results; pointers to pointers; where the generated inputs
+#    break the original's own harness, the program's calls are checked alone.
 VERIFIER_VERSION = 8
 
 # What verification does not establish, said next to every claim (the CLI's notes, the JSON report).
@@ -30,6 +31,8 @@ LIMITS = (
     "where the program's recorded calls run whole, generated inputs on which the -O3 original reads past its "
     "buffers are left out (counted in the report): a candidate is checked there only on the calls the program makes "
     "and the generated inputs the original stays inside",
+    "where the -O3 original breaks its own harness on generated inputs (writes into its caller's frame at a "
+    "random index) and the program's calls were recorded, only those calls are checked (the report says so)",
     "a returned pointer outside the arguments' buffers is compared by what it points to when the call returns (a "
     "string to its NUL, else one element): a copy of a constant counts as the constant",
     "recorded pointer arguments that point into another argument's memory are replayed as buffers of their own",
