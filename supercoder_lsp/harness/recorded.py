@@ -26,7 +26,9 @@ the program's alignment in a guarded buffer of its own, then relocates every ali
 that held an address inside a kept buffer (one past its end included) to the same offset
 in its copy: the struct's `state` points to the copied state, whose `strm` points back to
 the copied stream. Outputs are compared with such words as (buffer, offset), so where the
-function leaves its pointers is compared, never an address itself.
+function leaves its pointers is compared, never an address itself. A pointer argument that
+the program passed into another argument's memory (zlib's send_tree(s, s->dyn_ltree, ...)) points
+into that argument's copy, so writes through either are seen through both, as in the program.
 """
 
 from __future__ import annotations
@@ -321,6 +323,14 @@ def render_replay(plan: Plan, recorded: RecordedInputs | None, blob_path: Path |
             "    for (uint32_t j = 0; j < in->nr; j++) { uint64_t a, l; memcpy(&a, q, 8); memcpy(&l, q + 8, 8); q += 16;"
             " unsigned char *d = sc_guard_place_as(&sc_rg[j], l, a, at_start); memcpy(d, q, l); q += (l + 7) & ~(uint64_t)7;"
             " in->rp[j] = d; in->rlen[j] = l; in->ra[j] = a; }"
+        )
+        # a pointer argument the program passed into another one's memory (send_tree(s, s->dyn_ltree, ...))
+        # points into that one's copy: what the function writes through either, the other sees
+        out.append(
+            "    for (int k = 0; k < SC_NP; k++) for (int j = 0; in->pv[k] && j < SC_NP; j++)"
+            " if (j != k && in->pv[j] && in->pbytes[j] > in->pbytes[k] && in->pa[k] >= in->pa[j]"
+            " && in->pa[k] + in->pbytes[k] <= in->pa[j] + in->pbytes[j]) {"
+            " in->pv[k] = (unsigned char *)in->pv[j] + (in->pa[k] - in->pa[j]); break; }"
         )
         out.append("    in->deep = 1;")
         out.append(

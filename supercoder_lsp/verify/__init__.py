@@ -35,7 +35,8 @@ LIMITS = (
     "random index) and the program's calls were recorded, only those calls are checked (the report says so)",
     "a returned pointer outside the arguments' buffers is compared by what it points to when the call returns (a "
     "string to its NUL, else one element): a copy of a constant counts as the constant",
-    "recorded pointer arguments that point into another argument's memory are replayed as buffers of their own",
+    "a recorded pointer argument is replayed inside another argument's copy where the program passed it into "
+    "that argument's memory; into a region its struct's pointers reach, it gets a buffer of its own",
     "timing repeats 512 inputs: a cache kept on the stack beyond the function's frame, or (where the original "
     "allocates, so the candidate may too) in heap memory it freed, could make it look faster",
 )

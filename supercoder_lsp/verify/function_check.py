@@ -261,7 +261,14 @@ class FunctionHarness:
             if r.run.returncode != 0 and self.n_recorded and not _forbidden_call(r):
                 # out of its domain the original broke the harness itself (a write past its own stack frame,
                 # indexed by a random count): the program's own calls are its domain, checked alone
-                self.only_recorded = r.run.stderr.strip().splitlines()[-1] if r.run.stderr.strip() else "it failed"
+                rc = r.run.returncode
+                self.only_recorded = (
+                    r.run.stderr.strip().splitlines()[-1]
+                    if r.run.stderr.strip()
+                    else f"signal {-rc}"
+                    if rc < 0
+                    else f"exit code {rc}"
+                )
                 r = self._run(exe, 10**9, mode | MODE_STOP_SLOW, BASELINE_SECONDS + 10)
             if r.run.returncode != 0:
                 raise RuntimeError(_baseline_failure(r))
@@ -487,7 +494,7 @@ class FunctionHarness:
                     if agrees
                     else ""
                 )
-                if got.values[i][0] == base.values[i][0]:  # the same result, other memory written
+                if expected == actual:  # the same result shown, other memory written (where a pointer points)
                     what = (
                         f"{inp}: returns {expected} as the original does, but what it leaves in memory differs "
                         "(a buffer it writes, a struct behind a pointer, or where a pointer it moves points)"

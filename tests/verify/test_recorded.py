@@ -250,3 +250,14 @@ def test_a_pointer_the_function_moves_is_replayed_and_where_it_is_left_is_compar
     assert res.coverage is not None and res.coverage["recorded"] > 0 and res.coverage["percent"] == 100
     wrong = got["cursor_wrong"]
     assert wrong.reason == "wrong-output" and "as the original does, but what it leaves in memory" in wrong.detail
+
+
+def test_an_argument_the_program_passed_into_another_ones_memory_is_replayed_there(tmp_path):
+    """The program calls bump(&t, &t.hist[k]), as zlib's send_tree gets s->dyn_ltree beside s. Replayed
+    with `slot` in a buffer of its own, a rewrite that reads hist[0] before writing *slot would look the
+    same; replayed inside the tally's copy, as in the program, it is caught on the harness's own calls."""
+    alias = REC / "alias"
+    res, got = _replay(tmp_path, alias / "alias.c", "bump", ("alias_early",), alias / "tests", 2000)
+    assert res.coverage is not None and res.coverage["recorded"] > 0, res.harness
+    early = got["alias_early"]
+    assert early.reason == "wrong-output" and early.detail.startswith("bump(t="), early.detail
