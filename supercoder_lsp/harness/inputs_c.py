@@ -128,6 +128,9 @@ def render_inputs(
         "static sc_guard sc_g[SC_NP], sc_rg[SC_NR];",
         "static int sc_flip_sides __attribute__((unused)); /* every buffer against its other guard (a self-check) */",
     ]
+    if plan.constants:
+        out.append(f"#define SC_NDICT {len(plan.constants)}")
+        out.append(f"static const uint64_t sc_dict[] = {{{', '.join(_u64(c) for c in plan.constants)}}};")
     out.append(DEEP_C)
     out += pointer_fields(plan)
     out.append(render_replay(plan, recorded, blob))
@@ -289,18 +292,29 @@ def pointer_fields(plan: Plan) -> list[str]:
     return out
 
 
-def _record_fields(k: int, p: ParamPlan) -> list[str]:
+def _record_fields(k: int, p: ParamPlan, dictionary: bool) -> list[str]:
     """A struct's integer fields drawn one by one (small values, bit lengths, powers of two, as scalar
-    parameters get them): random bytes would almost never give a count of 1 or a flag of 0."""
+    parameters get them): random bytes would almost never give a count of 1 or a flag of 0. With a
+    `dictionary` (the constants the original compares with), one field in eight is one of those: a
+    `mode` that must be GZ_READ before the function does anything."""
     out = []
     for off, kind, bits, signed in p.fields:
         n = bits // 8
         if kind == "bool":  # whatever the pattern: a byte other than 0 or 1 is not a _Bool
             out.append(f"    ((unsigned char *)a{k})[{off}] = (unsigned char)(sc_next(&r) & 1);")
             continue
+        draw = f"sc_rand_int(&r, {bits}, {int(signed)})"
+        if dictionary:
+            draw = f"(sc_below(&r, 8) == 0 ? sc_dict[sc_below(&r, SC_NDICT)] : {draw})"
         out.append(
-            f"    if (pat{k} == 2 && sc_below(&r, 8) != 0) {{ uint64_t v = sc_rand_int(&r, {bits}, {int(signed)});"
+            f"    if (pat{k} == 2 && sc_below(&r, 8) != 0) {{ uint64_t v = {draw};"
             f" memcpy((unsigned char *)a{k} + {off}, &v, {n}); }}"
+        )
+    if dictionary:  # the bytes no field describes (a public struct's larger private one): a few words from it
+        out.append(
+            f"    if (pat{k} == 2 && L{k} >= 4) for (int t = (int)sc_below(&r, 5); t > 0; t--) {{"
+            f" uint32_t v = (uint32_t)sc_dict[sc_below(&r, SC_NDICT)];"
+            f" memcpy((unsigned char *)a{k} + 4 * sc_below(&r, L{k} / 4), &v, 4); }}"
         )
     return out
 
@@ -345,7 +359,7 @@ def _buffer(plan: Plan, k: int, p: ParamPlan, ne: int) -> list[str]:
             f"else if (pat{k} == 0) a{k}[t] = ({et})((t & 1) ? -(int64_t)t : (int64_t)t * 0x10001); "
             f"else {{ {rnd} }} }}"
         )
-        out += _record_fields(k, p)
+        out += _record_fields(k, p, bool(plan.constants))
         if p.null_offsets:
             out.append(f"    sc_nullptrs{k}(a{k});")
     else:

@@ -96,6 +96,8 @@ class Plan:
     why: str
     params: list[ParamPlan]
     ret: ParamPlan | None  # None for void
+    # values the original compares with (asm.constants): a struct's fields are sometimes drawn from them
+    constants: tuple[int, ...] = ()
 
 
 def c_int_type(bits: int, signed: bool) -> str:

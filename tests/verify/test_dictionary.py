@@ -1,0 +1,26 @@
+"""Struct fields from the constants the function compares with: a `mode` that must be one of two
+magic numbers (zlib's gzbuffer checks GZ_READ or GZ_WRITE) is drawn from the -O3 original's own
+comparisons, so generated inputs get past the check without any program to record."""
+
+from __future__ import annotations
+
+from support import FIXTURES, pipeline_on_rewrites
+
+from supercoder_lsp.asm.constants import compared_constants
+
+DICT = FIXTURES / "verify" / "dictionary"
+
+
+def test_the_constants_of_the_originals_comparisons_are_found():
+    text = "\tcmpl\t$7247, 24(%rdi)\n\tje\t.L3\n\tcmpl\t$31153, %eax\n\tcmpq\t$1, %rsi\n\tsubl\t$-40, %edx\n"
+    got = compared_constants(text)
+    assert got[:3] == (7247, 7246, 7248) and 31153 in got
+    assert 1 not in got  # small values are drawn anyway
+    assert (-40) & (2**64 - 1) in got
+
+
+def test_a_mode_that_must_be_a_magic_number_is_reached_by_generated_inputs(tmp_path):
+    res = pipeline_on_rewrites(tmp_path, DICT / "mode.c", "set_buffer", DICT / "mode_wrong.c", n_random=5000, rounds=6)
+    assert res.coverage is not None and res.coverage["generated_percent"] >= 70, res.harness
+    [wrong] = res.candidates
+    assert wrong.reason == "wrong-output", wrong.detail
