@@ -36,7 +36,7 @@ from .options import InputError, Options
 from .propose.base import Feedback, ProposalRequest, ProposerUnavailable
 from .propose.registry import make_proposer
 from .results import deciding_timing, no_win_summary
-from .selection import as_compiled, holders, missing_detail
+from .selection import as_compiled, compiled_as, holders, missing_detail
 from .source import parse_functions
 from .stopwatch import Stopwatch
 from .verify.coverage import coverage_json
@@ -158,7 +158,11 @@ class Pipeline:
         if not functions:
             raise InputError(f"no function definitions found in {ctx.path}")
         if self.opts.functions:
-            by_name = {f.name: f for f in functions}
+            by_name: dict[str, CFunction] = {}
+            compiled = ctx.compiled() or {}
+            for f in functions:  # of definitions under #if and #else, the one the flags compile
+                if f.name not in by_name or compiled_as(compiled, f) is not None:
+                    by_name[f.name] = f
             missing = [n for n in self.opts.functions if n not in by_name]
             if missing:
                 raise InputError(

@@ -364,10 +364,11 @@ def _buffer(plan: Plan, k: int, p: ParamPlan, ne: int) -> list[str]:
             out.append(f"    sc_nullptrs{k}(a{k});")
     else:
         out.append(f"    unsigned char *a{k} = sc_guard_place(&sc_g[{k}], L{k} + 1, at_start);")
-        out.append('    static const char sc_alpha[] = "aeiouAEIOUbcdxyz XYZ0189.,\\t";')
+        out.append(f'    static const char sc_alpha{k}[] = "aeiouAEIOUbcdxyz XYZ0189.,\\t";')
         out.append(
             f"    for (size_t t = 0; t < L{k}; t++) a{k}[t] = pat{k} == 0 ? (unsigned char)(32 + sc_below(&r, 95))"
-            f" : pat{k} == 1 ? (unsigned char)(1 + sc_below(&r, 255)) : (unsigned char)sc_alpha[sc_below(&r, sizeof sc_alpha - 1)];"
+            f" : pat{k} == 1 ? (unsigned char)(1 + sc_below(&r, 255))"
+            f" : (unsigned char)sc_alpha{k}[sc_below(&r, sizeof sc_alpha{k} - 1)];"
         )
         out.append(f"    a{k}[L{k}] = 0;")
     out.append(f"    in->pv[{k}] = a{k}; in->len[{k}] = L{k};")

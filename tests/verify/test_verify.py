@@ -11,6 +11,7 @@ from supercoder_lsp import build
 from supercoder_lsp.asm.cut import cut_function
 from supercoder_lsp.harness.plan import describe, make_plan
 from supercoder_lsp.model import BuildConfig
+from supercoder_lsp.pipeline import Options, Pipeline
 from supercoder_lsp.source import parse_functions
 
 FIX = FIXTURES / "verify"
@@ -212,3 +213,14 @@ def test_an_original_that_mallocs_and_frees_a_copy_gets_a_harness(tmp_path):
     """Before the heap was grown ahead of the sandbox, its malloc made a system call and it had none."""
     h, _ = make_harness(tmp_path, FIXTURES / "verify" / "noharness" / "alloc.c", "dup_sum", n_random=200)
     assert h.n_inputs > 200 and h.skipped == 0
+
+
+def test_the_definition_the_flags_compile_is_the_one_asked_for_and_two_strings_get_a_harness():
+    """`match_len` is defined under #ifdef FASTEST and under its #else; by name, the compiled one is
+    taken (zlib's longest_match was reported 'not compiled' for the other). Its two C strings each
+    get their own generated text."""
+    opts = Options(proposers=(), functions=("match_len",), n_random=2000, rounds=6, use_cache=False)
+    [res] = Pipeline(opts).run(FIX / "funcs" / "alternatives.c").functions
+    assert "not compiled" not in (res.harness or "") + res.detail, res.detail
+    assert "a: C string" in res.harness and "b: C string" in res.harness, res.harness
+    assert res.coverage is not None and res.coverage["percent"] == 100, res.coverage
