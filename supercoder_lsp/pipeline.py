@@ -319,7 +319,12 @@ class Pipeline:
         self.progress(fn.name, "harness")
         if plan.supported and any(p.probe for p in plan.params):
             with sw("harness"):
-                plan = self._probed(ctx, fn, plan, base_obj, fdir)
+                probed = self._probed(ctx, fn, plan, base_obj, fdir)
+                grown = grow_records(plan) if not probed.supported else None
+                if grown is not None:  # a buffer probed beside a public struct the original reads further
+                    again = self._probed(ctx, fn, grown, base_obj, fdir)
+                    probed = again if again.supported else probed
+                plan = probed
         if not plan.supported:
             res.harness = plan.why
             return None, None

@@ -39,3 +39,13 @@ def test_a_public_struct_read_as_a_larger_private_one_is_sized_by_probing(tmp_pa
     assert res.coverage and res.coverage["percent"] >= 70
     [c] = res.candidates
     assert c.reason == "crash" and "signal 11" in c.detail, (c.reason, c.detail)
+
+
+def test_a_pointer_without_a_length_beside_a_handle_read_past_is_probed_with_the_handle_grown(tmp_path):
+    """zlib's gzerror(gzFile, int *errnum): probing `code` alone, the original's reads past the public
+    handle move its results, so the handle is grown (probed) first and `code` probed beside it; its
+    message is returned as a string."""
+    res = _run(tmp_path, PROBE / "file.c", "file_error")
+    assert res.status != "unsupported", res.detail
+    assert "code: array of 1 int32_t, as much as the -O3 original touches" in res.harness, res.harness
+    assert "one struct file_s that the original reads as" in res.harness
