@@ -46,6 +46,11 @@ class CType:
     const: bool = False
     size: int = 0
     fields: tuple[tuple[int, str, int, bool], ...] = ()
+    # a parameter's struct only: its direct pointer members that hold code (function pointers), and those
+    # that point to a private struct pointing back to it (z_stream's `state`, whose `strm` is the stream):
+    # (offset, that struct, the offsets of its back-pointers)
+    code_offsets: tuple[int, ...] = ()
+    owned: tuple[tuple[int, CType, tuple[int, ...]], ...] = ()
 
     @property
     def pointer_offsets(self) -> tuple[int, ...]:

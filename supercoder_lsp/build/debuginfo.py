@@ -111,8 +111,64 @@ def ctype_of(die, depth: int = 0) -> CType:
     if kind and isinstance(size, int) and size > 0 and "DW_AT_declaration" not in die.attributes:
         fields = _fields(die, 0, 0)
         if fields is not None:
-            return CType(prefix + shown, "struct", 0, False, None, const, size, tuple(fields))
+            code, owned = _members_behind(die) if depth == 1 and kind == "struct" else ((), ())
+            return CType(prefix + shown, "struct", 0, False, None, const, size, tuple(fields), code, owned)
     return CType(prefix + shown, "other")
+
+
+MAX_OWNED = 64 << 10  # bytes of a private struct generated behind a handle
+MAX_OWNED_FIELDS = 16384  # its leaves (zlib's inflate_state: 4,300, most in its code tables)
+
+
+def _direct_pointers(die):
+    """(offset, pointee DIE with typedefs and qualifiers stripped, or None for void) of each direct
+    pointer member of a struct."""
+    for m in die.iter_children():
+        t = _strip(_type_of(m)) if m.tag == "DW_TAG_member" else None
+        loc = _attr(m, "DW_AT_data_member_location")
+        if t is not None and t.tag == "DW_TAG_pointer_type" and isinstance(loc, int):
+            yield loc, _strip(_type_of(t))
+
+
+def _pointing_back(die) -> list:
+    """The complete structs of die's compilation unit with a direct pointer member to die's type."""
+    out = []
+    for d in die.cu.iter_DIEs():
+        if d.tag == "DW_TAG_structure_type" and "DW_AT_declaration" not in d.attributes:
+            if any(t is not None and t.offset == die.offset for _, t in _direct_pointers(d)):
+                out.append(d)
+    return out
+
+
+def _members_behind(die) -> tuple[tuple[int, ...], tuple[tuple[int, CType, tuple[int, ...]], ...]]:
+    """A handle's function-pointer members, and the private structs it owns: a pointer member to a
+    complete struct that has a pointer back to the handle's own type (zlib's z_stream and its state)."""
+    code, owned = [], []
+    for off, target in _direct_pointers(die):
+        if target is None:
+            continue
+        if target.tag == "DW_TAG_subroutine_type":
+            code.append(off)
+            continue
+        if target.tag != "DW_TAG_structure_type":
+            continue
+        if "DW_AT_declaration" in target.attributes:  # opaque here (zlib.h's struct internal_state): the
+            # one complete struct of the file that points back to the handle is what the library casts it to
+            found = [d for d in _pointing_back(die) if d.offset != die.offset]
+            if len(found) != 1:
+                continue
+            target = found[0]
+        size = _attr(target, "DW_AT_byte_size")
+        if not isinstance(size, int) or not 0 < size <= MAX_OWNED:
+            continue
+        back = tuple(o for o, t in _direct_pointers(target) if t is not None and t.offset == die.offset)
+        fields = _fields(target, 0, 0, MAX_OWNED_FIELDS)
+        if back and fields is not None:
+            child = CType(
+                f"struct {_name(target) or '(anonymous)'}", "struct", 0, False, None, False, size, tuple(fields)
+            )
+            owned.append((off, child, back))
+    return tuple(code), tuple(owned)
 
 
 def _strip(die):
@@ -155,8 +211,9 @@ MAX_FIELDS = 4096
 Field = tuple[int, str, int, bool]  # (byte offset, "int" | "bool" | "float" | "pointer", bits, signed)
 
 
-def _fields(die, base: int, depth: int) -> list[Field] | None:
-    """The scalar leaves of a type at `base`, or None when its layout is not fully known."""
+def _fields(die, base: int, depth: int, most: int = MAX_FIELDS) -> list[Field] | None:
+    """The scalar leaves of a type at `base`, or None when its layout is not fully known (or has more
+    than `most` of them)."""
     die = _strip(die)
     if die is None or depth > 8:
         return None
@@ -177,23 +234,23 @@ def _fields(die, base: int, depth: int) -> list[Field] | None:
             loc = _attr(m, "DW_AT_data_member_location") or 0
             if not isinstance(loc, int) or "DW_AT_bit_size" in m.attributes:
                 return None  # a bit-field: its bits are not a field of their own
-            inner = _fields(_type_of(m), base + loc, depth + 1)
+            inner = _fields(_type_of(m), base + loc, depth + 1, most)
             if inner is None:
                 return None
             out += inner
-        return out if len(out) <= MAX_FIELDS else None
+        return out if len(out) <= most else None
     if die.tag == "DW_TAG_union_type":  # the bytes of every member: pointers NULL, the rest random bytes
         ptrs: set[int] = set()
         for m in die.iter_children():
-            inner = _fields(_type_of(m), base, depth + 1) if m.tag == "DW_TAG_member" else []
+            inner = _fields(_type_of(m), base, depth + 1, most) if m.tag == "DW_TAG_member" else []
             if inner is None:
                 return None
             ptrs |= {o for o, kind, _, _ in inner if kind == "pointer"}
         return [(o, "pointer", 64, False) for o in sorted(ptrs)]
     if die.tag == "DW_TAG_array_type":
         elem, count = _type_of(die), _count(die)
-        inner, size = _fields(elem, 0, depth + 1), _byte_size(elem)
-        if inner is None or count is None or size is None or count * len(inner) > MAX_FIELDS:
+        inner, size = _fields(elem, 0, depth + 1, most), _byte_size(elem)
+        if inner is None or count is None or size is None or count * len(inner) > most:
             return None
         return [(base + i * size + o, k, b, sg) for i in range(count) for o, k, b, sg in inner]
     return None

@@ -120,7 +120,7 @@ def render_inputs(
     n = max(len(ps), 1)
     regions = recorded.region_bytes if recorded else []
     out = [
-        f"#define SC_NP {n}\n#define SC_NR {max(len(regions), 1)}",
+        f"#define SC_NP {n}\n#define SC_NR {max(len(regions), len(_owned_sizes(plan)), 1)}",
         "typedef struct { uint64_t iv[SC_NP]; double fv[SC_NP]; void *pv[SC_NP]; size_t len[SC_NP];",
         "    /* a deep recorded call (harness/recorded.py): buffer bytes, where the program had them, its regions */",
         "    size_t pbytes[SC_NP]; uint64_t pa[SC_NP]; void *rp[SC_NR]; size_t rlen[SC_NR]; uint64_t ra[SC_NR];",
@@ -162,7 +162,9 @@ def render_inputs(
             size = f"sizeof({p.element.ctype})" if p.role == "array" else "1"
             most = recorded.max_bytes.get(k, 0) if recorded else 0
             out.append(f"    sc_guard_init(&sc_g[{k}], sc_max(({p.max_len} + 4) * {size}, {most}));")
-    for j, most in enumerate(regions):
+    owned = _owned_sizes(plan)
+    for j in range(max(len(regions), len(owned))):
+        most = max(regions[j] if j < len(regions) else 0, owned[j] if j < len(owned) else 0)
         out.append(f"    sc_guard_init(&sc_rg[{j}], {most} + 64);")
     out.append("}")
     out.append("static void sc_gen(uint64_t i, sc_input *in) {")
@@ -175,6 +177,8 @@ def render_inputs(
         "    int at_start = (int)(sc_mix(i ^ 0x5eed) & 1) ^ sc_flip_sides; (void)at_start; /* buffer against the guard before or after it */"
     )
     out.append("    memset(in, 0, sizeof *in);")
+    if _owned_sizes(plan):
+        out.append("    int sc_owned = 0;")
     out.append("    if (i >= SC_NEDGE + SC_NRANDOM) { sc_replay(i - SC_NEDGE - SC_NRANDOM, in, at_start); return; }")
     for k, p in enumerate(ps):
         if p.role == "length":
@@ -202,6 +206,19 @@ def render_inputs(
         else:
             out += _buffer(plan, k, p, ne)
     out += _aliasing(plan)
+    if _owned_sizes(plan):  # a struct generated with what it owns: compared as a deep call is
+        out.append("    if (sc_owned) { in->deep = 1;")
+        for k, p in enumerate(plan.params):
+            if p.role == "array":
+                out.append(
+                    f"        in->pa[{k}] = (uint64_t)(uintptr_t)in->pv[{k}];"
+                    f" in->pbytes[{k}] = in->len[{k}] * sizeof({p.element.ctype});"
+                )
+            elif p.role == "cstring":
+                out.append(
+                    f"        in->pa[{k}] = (uint64_t)(uintptr_t)in->pv[{k}]; in->pbytes[{k}] = in->len[{k}] + 1;"
+                )
+        out.append("    }")
     out.append("}")
     return "\n".join(out)
 
@@ -319,6 +336,54 @@ def _record_fields(k: int, p: ParamPlan, dictionary: bool) -> list[str]:
     return out
 
 
+def _owned_sizes(plan: Plan) -> list[int]:
+    """The size of every private struct generated behind a parameter, in region order."""
+    return [size for p in plan.params for _, size, _, _ in p.owned]
+
+
+TRAP = 0x1000  # where a generated function pointer points: never mapped, so a call of it crashes
+
+
+def _owned(plan: Plan, k: int, p: ParamPlan) -> list[str]:
+    """C that gives struct parameter k, on three in four random inputs, non-NULL function pointers that
+    crash when called, and the private structs it owns: random bytes, integer fields drawn as the
+    parameter's are, pointer fields NULL but the ones back to it (z_stream's state, whose strm is the
+    stream: zlib's deflateStateCheck asks for both)."""
+    if not (p.code_offsets or p.owned):
+        return []
+    first = sum(len(q.owned) for q in plan.params[:k])
+    out = [f"    if (pat{k} == 2 && sc_below(&r, 4) != 0) {{"]
+    for t, off in enumerate(p.code_offsets):
+        out.append(f"        {{ uint64_t w = {TRAP + 64 * t}ULL; memcpy((unsigned char *)a{k} + {off}, &w, 8); }}")
+    for i, (off, size, fields, back) in enumerate(p.owned):
+        j = first + i
+        ints = [(o, b, int(sg)) for o, kind, b, sg in fields if kind == "int"]
+        nulls = [o for o, kind, _, _ in fields if kind == "pointer"]
+        bools = [o for o, kind, _, _ in fields if kind == "bool"]
+        draw = "sc_rand_int(&r, (int)f[1], (int)f[2])"
+        if plan.constants:
+            draw = f"(sc_below(&r, 8) == 0 ? sc_dict[sc_below(&r, SC_NDICT)] : {draw})"
+        out += [
+            f"        static const uint32_t sc_of{j}[][3] = {{{', '.join(f'{{{o}, {b}, {sg}}}' for o, b, sg in ints) or '{0, 0, 0}'}}};",
+            f"        static const uint32_t sc_op{j}[] = {{{', '.join(map(str, nulls)) or '0'}}};",
+            f"        static const uint32_t sc_ob{j}[] = {{{', '.join(map(str, bools)) or '0'}}};",
+            f"        unsigned char *c = sc_guard_place(&sc_rg[{j}], {size}, at_start);",
+            f"        for (size_t t = 0; t < {size}; t++) c[t] = (unsigned char)sc_next(&r);",
+            f"        for (size_t t = 0; t < {len(ints)}; t++) {{ const uint32_t *f = sc_of{j}[t];"
+            f" if (sc_below(&r, 8) != 0) {{ uint64_t v = {draw}; memcpy(c + f[0], &v, f[1] / 8); }} }}",
+            f"        for (size_t t = 0; t < {len(bools)}; t++) c[sc_ob{j}[t]] = (unsigned char)(sc_next(&r) & 1);",
+            f"        for (size_t t = 0; t < {len(nulls)}; t++) memset(c + sc_op{j}[t], 0, 8);",
+        ]
+        out += [f"        memcpy(c + {b}, &a{k}, 8);" for b in back]
+        out += [
+            f"        memcpy((unsigned char *)a{k} + {off}, &c, 8);",
+            f"        in->rp[{j}] = c; in->rlen[{j}] = {size}; in->ra[{j}] = (uint64_t)(uintptr_t)c;"
+            f" if (in->nr < {j + 1}) in->nr = {j + 1}; sc_owned = 1;",
+        ]
+    out.append("    }")
+    return out
+
+
 def _buffer(plan: Plan, k: int, p: ParamPlan, ne: int) -> list[str]:
     """C lines that fill array or string parameter k and its length parameter."""
     lo = p.lo or 0
@@ -362,6 +427,7 @@ def _buffer(plan: Plan, k: int, p: ParamPlan, ne: int) -> list[str]:
         out += _record_fields(k, p, bool(plan.constants))
         if p.null_offsets:
             out.append(f"    sc_nullptrs{k}(a{k});")
+        out += _owned(plan, k, p)
     else:
         out.append(f"    unsigned char *a{k} = sc_guard_place(&sc_g[{k}], L{k} + 1, at_start);")
         out.append(f'    static const char sc_alpha{k}[] = "aeiouAEIOUbcdxyz XYZ0189.,\\t";')

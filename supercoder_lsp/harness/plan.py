@@ -77,6 +77,10 @@ class ParamPlan:
     record: str = ""  # for a pointer to one struct: its type; the "array" is its bytes, of fixed length
     null_offsets: tuple[int, ...] = ()  # the struct's pointer fields: NULL on entry, never compared on exit
     fields: tuple[tuple[int, str, int, bool], ...] = ()  # the struct's scalar fields, generated one by one
+    code_offsets: tuple[int, ...] = ()  # its function pointers: non-NULL in generated inputs, never callable
+    # the private structs it owns, generated behind it with their pointers back to it (z_stream's state):
+    # (offset of the pointer, size, every leaf field (offset, kind, bits, signed), back-pointer offsets)
+    owned: tuple[tuple[int, int, tuple[tuple[int, str, int, bool], ...], tuple[int, ...]], ...] = ()
     # an array with no length parameter: a fixed length, to be probed (as much as the original touches)
     probe: bool = False
     probed: bool = False  # its fixed length came from probing the -O3 original on guard-paged buffers
@@ -170,6 +174,8 @@ def _record(name: str, t: CType) -> ParamPlan:
         record=rec.text,
         null_offsets=rec.pointer_offsets,
         fields=tuple(f for f in rec.fields if f[1] in ("int", "bool")),
+        code_offsets=rec.code_offsets,
+        owned=tuple((off, child.size, child.fields, back) for off, child, back in rec.owned),
     )
 
 
@@ -366,7 +372,11 @@ def describe(plan: Plan) -> str:
             elif what.endswith("*"):
                 parts.append(f"{p.name}: one {what} (NULL, or where the program's call had it point)")
             else:
-                parts.append(f"{p.name}: one {what} ({p.max_len} bytes, fields random{nulls})")
+                owns = "".join(
+                    f", with the {size}-byte struct it owns behind offset {off} (pointing back to it)"
+                    for off, size, _, _ in p.owned
+                )
+                parts.append(f"{p.name}: one {what} ({p.max_len} bytes, fields random{nulls}{owns})")
         elif p.role == "array" and p.length_param is None:
             how = (
                 "as much as the -O3 original touches (probed with guard pages)"

@@ -13,7 +13,7 @@ change to what is checked (screens, harness inputs, ABI checks, comparisons, tim
 #    5: recorded struct calls bring the memory their pointers reach, relocated; pointers compared as (buffer, offset).
 #    8: generated inputs the original reads past are left out where the program's recorded calls run whole;
 #    recorded calls keep up to 1 MiB each; pointer results; pointers to pointers; where the generated inputs
-#    break the original's own harness, the program's calls are checked alone.
+#    break the original's own harness, the program's calls are checked alone; a handle's private state generated.
 VERIFIER_VERSION = 8
 
 # What verification does not establish, said next to every claim (the CLI's notes, the JSON report).
@@ -33,6 +33,8 @@ LIMITS = (
     "and the generated inputs the original stays inside",
     "where the -O3 original breaks its own harness on generated inputs (writes into its caller's frame at a "
     "random index) and the program's calls were recorded, only those calls are checked (the report says so)",
+    "a generated struct's private state (behind a pointer that points back) has its own pointer fields NULL "
+    "and its function pointers uncallable: paths that use them are checked only on the program's recorded calls",
     "a returned pointer outside the arguments' buffers is compared by what it points to when the call returns (a "
     "string to its NUL, else one element): a copy of a constant counts as the constant",
     "a recorded pointer argument is replayed inside another argument's copy where the program passed it into "

@@ -176,10 +176,11 @@ def record_program(
         runs += [([str(exe)], str(f), Path(f).name) for f in stdin_files]
         if workload:
             runs.append((["/bin/sh", "-c", command_for(exe, None, workload)], None, "the workload"))
-    except build.BuildError:
+    except build.BuildError as e:
         if not programs:
             raise
-        # a library file: its calls come from the other programs
+        if stdin_files:  # a library file's calls come from the other programs; its tests had none to run
+            out.failed.append(f"the tests' program: does not link ({e.what})")
     for k, objs in enumerate(programs):
         name = f"program {Path(objs[0]).name if objs else k + 1}"
         (workdir / f"p{k}").mkdir(exist_ok=True)

@@ -8,6 +8,7 @@ calls recorded from the program's own runs (its tests) reach the loop and catch 
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from support import FIXTURES, pipeline_on_rewrites
@@ -132,7 +133,9 @@ def test_a_struct_is_replayed_with_the_state_its_pointers_reach(tmp_path):
     # the same function written another way passes every input, the deep recorded ones included
     locals_ = got["stream_locals"]
     assert locals_.reason in (None, "not-faster"), (locals_.reason, locals_.detail)
-    assert locals_.inputs_checked == res.coverage["generated"] + res.coverage["recorded"]
+    m = re.search(r"([\d,]+) skipped", res.harness)  # generated states whose window is NULL crash the original
+    skipped = int(m[1].replace(",", "")) if m else 0
+    assert locals_.inputs_checked == res.coverage["generated"] + res.coverage["recorded"] - skipped, res.harness
     assert "timed on the" in locals_.detail and "calls recorded from the program" in locals_.detail
 
 
