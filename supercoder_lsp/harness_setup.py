@@ -72,6 +72,7 @@ def _prepare(ctx: FileContext, fn: CFunction, plan: Plan, base_obj: Path, fdir: 
             states=rec.states if support else [],
             recorded=rec.inputs,
             link_flags=ctx.library_flags(),
+            budget_seconds=opts.baseline_seconds,
         )
         try:
             h.prepare(base_obj)

@@ -169,6 +169,14 @@ class Options:
     compile_timeout: float = option(
         120.0, "--compile-timeout", lo=1, hi=3600, help="seconds before a compiler run counts as hung"
     )
+    baseline_seconds: float = option(
+        20.0,
+        "--baseline-seconds",
+        lo=1,
+        hi=120,
+        help="seconds the -O3 original may spend on the generated inputs; those it has not reached by then are "
+        "not run, for it or any candidate (the report says how many)",
+    )
     use_cache: bool = option(True, "--no-cache", negate=True, help="do not read or write the results cache")
     cache_dir: Path | None = option(
         None, "--cache-dir", setting="cacheDir", help="results cache directory (default: the user cache dir)"
@@ -314,7 +322,7 @@ EVAL_OPTIONS = frozenset(  # what `supercoder eval` takes (each problem's build 
     {
         "proposers", "samples", "candidates_dir", "n_random", "min_coverage", "proof_budget", "rounds", "min_speedup",
         "use_cache", "cache_dir", "seed", "openai_base_url", "openai_model", "temperature", "template", "hf_model",
-        "max_new_tokens", "model_timeout", "compile_timeout",
+        "max_new_tokens", "model_timeout", "compile_timeout", "baseline_seconds",
     }
 )  # fmt: skip
 

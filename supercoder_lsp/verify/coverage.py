@@ -66,7 +66,7 @@ def coverage_json(h: FunctionHarness) -> dict | None:
     if not isinstance(c, Coverage):
         return None
     return {
-        "generated": h.n_inputs - h.n_recorded,
+        "generated": h.n_inputs - h.n_recorded - h.not_run,  # not those past the baseline's budget
         "recorded": h.n_recorded,
         "lines": c.lines,
         "percent": c.percent,

@@ -36,6 +36,7 @@ from ..harness.contract import (
     EXIT_OK,
     EXIT_SLOW,
     EXIT_SYSCALL,
+    NOT_RUN,
     TIMED_OUT,
     TRAILER_ABI,
     TRAILER_SYSCALL,
@@ -93,7 +94,7 @@ class Records:
         return cls(list(words[0::3]), list(zip(words[1::3], words[2::3])), run.stdout, run, data[: n * RECORD], trailer)
 
     def failed(self, i: int) -> bool:
-        return bool(self.status[i] & (CRASHED | TIMED_OUT))
+        return bool(self.status[i] & (CRASHED | TIMED_OUT | NOT_RUN))
 
 
 def _pkg_dir(pkg: str) -> Path:
@@ -128,6 +129,7 @@ class FunctionHarness:
         states: list | None = None,
         recorded: RecordedInputs | None = None,
         link_flags: tuple[str, ...] = (),
+        budget_seconds: float = BASELINE_SECONDS,
     ):
         self.dir = Path(workdir)
         self.dir.mkdir(parents=True, exist_ok=True)
@@ -153,6 +155,8 @@ class FunctionHarness:
         self.recorded = recorded if recorded else None  # the program's own calls, replayed after the generated inputs
         self.n_recorded = len(recorded) if recorded else 0
         self.coverage: Coverage | None = None
+        self.budget_seconds = min(budget_seconds, BASELINE_SECONDS)  # the original's time for the generated inputs
+        self.not_run = 0  # generated inputs past that budget: not run, not compared
         self.link_flags = link_flags  # what the function needs from the rest of the project (libraries)  # verify/coverage.Coverage, once measured (harness_setup.py)
 
     def _globals_visible(self, obj: Path, i: int) -> Path:
@@ -250,12 +254,13 @@ class FunctionHarness:
         self.base_exe = exe
         rec = None
         state = MODE_PROGRAM_STATE if self.n_states else 0
+        budget = {"SC_BUDGET_MS": str(int(self.budget_seconds * 1000))}
         for mode in (MODE_RANDOM_GLOBALS | state, state) if self.support else (0,):
-            r = self._run(exe, 10**9, mode | MODE_STOP_SLOW, BASELINE_SECONDS + 10)
+            r = self._run(exe, 10**9, mode | MODE_STOP_SLOW, BASELINE_SECONDS + 10, budget)
             if r.run.returncode == EXIT_SLOW and self.input_ms > SHORT_INPUT_MS:
                 # inputs run out of time, each after a second or two: run them all again with far less each
                 self.input_ms = SHORT_INPUT_MS
-                r = self._run(exe, 10**9, mode | MODE_STOP_SLOW, BASELINE_SECONDS + 10)
+                r = self._run(exe, 10**9, mode | MODE_STOP_SLOW, BASELINE_SECONDS + 10, budget)
             if r.run.returncode == EXIT_ALLOCATES:
                 raise RuntimeError(
                     f"a call of the -O3 original leaves memory allocated (input {len(r.status) - 1:,}): its result "
@@ -284,19 +289,20 @@ class FunctionHarness:
                     if rc < 0
                     else f"exit code {rc}"
                 )
-                r = self._run(exe, 10**9, mode | MODE_STOP_SLOW, BASELINE_SECONDS + 10)
+                r = self._run(exe, 10**9, mode | MODE_STOP_SLOW, BASELINE_SECONDS + 10, budget)
             if r.run.returncode != 0:
                 raise RuntimeError(_baseline_failure(r))
-            skipped = sum(1 for i in range(len(r.status)) if r.failed(i))
+            not_run = sum(1 for s in r.status if s & NOT_RUN)
+            skipped = sum(1 for i in range(len(r.status)) if r.failed(i)) - not_run
             if rec is None or skipped < rec[1]:
                 rec = (r, skipped, mode)
-            if skipped * 2 <= len(
-                r.status
-            ):  # random global state that crashes the original on most inputs is not its domain
-                break
+            if skipped * 2 <= len(r.status) - not_run or not_run:
+                break  # random global state that crashes the original on most inputs is not its domain
         assert rec is not None
         r, skipped, self.mode = rec
-        timed_out = bytes(1 if s & TIMED_OUT else 0 for s in r.status)
+        self.not_run = sum(1 for s in r.status if s & NOT_RUN)
+        skipped += self.not_run
+        timed_out = bytes(1 if s & (TIMED_OUT | NOT_RUN) else 0 for s in r.status)
         if any(timed_out):
             self.skip_file = self.dir / "skip.bin"
             self.skip_file.write_bytes(timed_out)
@@ -373,10 +379,16 @@ class FunctionHarness:
         return self.n_inputs - self.skipped
 
     def describe_inputs(self) -> str:
-        crashes = self.skipped - self.outside_recorded - self.outside_generated
+        crashes = self.skipped - self.outside_recorded - self.outside_generated - self.not_run
         limit = f" (over {self.input_ms}-{2 * self.input_ms} ms each)" if self.input_ms != INPUT_MS else ""
         skipped = (
-            (f", {crashes:,} skipped: the -O3 original crashes or runs out of time on them{limit}" if crashes else "")
+            (
+                f", {self.not_run:,} generated inputs not run: the -O3 original used its {self.budget_seconds:g}s "
+                "budget on the others (--baseline-seconds)"
+                if self.not_run
+                else ""
+            )
+            + (f", {crashes:,} skipped: the -O3 original crashes or runs out of time on them{limit}" if crashes else "")
             + (
                 f", {self.outside_recorded:,} recorded calls left out: they reach memory the recording did not keep"
                 if self.outside_recorded
