@@ -206,18 +206,14 @@ def render_inputs(
         else:
             out += _buffer(plan, k, p, ne)
     out += _aliasing(plan)
-    if _owned_sizes(plan):  # a struct generated with what it owns: compared as a deep call is
+    if _owned_sizes(plan):  # a struct generated with what it owns: compared as a deep call is (its words
+        # from each buffer's start: where the buffer lies, at the start or the end of its pages, changes nothing)
         out.append("    if (sc_owned) { in->deep = 1;")
         for k, p in enumerate(plan.params):
             if p.role == "array":
-                out.append(
-                    f"        in->pa[{k}] = (uint64_t)(uintptr_t)in->pv[{k}];"
-                    f" in->pbytes[{k}] = in->len[{k}] * sizeof({p.element.ctype});"
-                )
+                out.append(f"        in->pa[{k}] = 0; in->pbytes[{k}] = in->len[{k}] * sizeof({p.element.ctype});")
             elif p.role == "cstring":
-                out.append(
-                    f"        in->pa[{k}] = (uint64_t)(uintptr_t)in->pv[{k}]; in->pbytes[{k}] = in->len[{k}] + 1;"
-                )
+                out.append(f"        in->pa[{k}] = 0; in->pbytes[{k}] = in->len[{k}] + 1;")
         out.append("    }")
     out.append("}")
     return "\n".join(out)
@@ -257,7 +253,8 @@ static void __attribute__((unused)) sc_relocate(sc_input *in, const uint64_t *fr
     }
 }
 /* The hash of every buffer of a deep call: an address inside one of them counts as (buffer, offset),
- * so where the function leaves a pointer is compared, never the address itself. */
+ * so where the function leaves a pointer is compared, never the address itself; one elsewhere as
+ * sc_mapped_word (harness/sc_heap.h) says: a block the call allocated, the static data it points to. */
 static uint64_t __attribute__((unused)) sc_hash_deep(uint64_t h, const sc_input *in) {
     uint64_t at[SC_NP + SC_NR] = {0}; unsigned nb = SC_NP + in->nr;
     for (unsigned b = 0; b < nb; b++) { size_t len; at[b] = (uint64_t)(uintptr_t)sc_deep_buf(in, b, &len); }
@@ -269,7 +266,7 @@ static uint64_t __attribute__((unused)) sc_hash_deep(uint64_t h, const sc_input 
         for (; o + 8 <= len; o += 8) {
             uint64_t w, off; memcpy(&w, p + o, 8);
             int j = sc_deep_find(in, at, w, &off);
-            if (j >= 0) w = (0x5CA1ULL << 48) ^ ((uint64_t)j << 40) ^ off;
+            w = j >= 0 ? (0x5CA1ULL << 48) ^ ((uint64_t)j << 40) ^ off : sc_mapped_word(w);
             h ^= w; h *= 0x100000001b3ULL; h ^= h >> 29;
         }
         for (; o < len; o++) { h ^= p[o]; h *= 0x100000001b3ULL; }
@@ -287,9 +284,10 @@ def pointer_fields(plan: Plan) -> list[str]:
     for k, p in enumerate(plan.params):
         if p.null_offsets:
             out.append(f"static const uint32_t sc_ptr{k}[] = {{{', '.join(map(str, p.null_offsets))}}};")
-            out.append(
+            out.append(  # a field the call pointed at a block it allocated keeps which block, and where
                 f"static void sc_nullptrs{k}(void *p) {{ for (size_t t = 0; t < sizeof sc_ptr{k} / sizeof sc_ptr{k}[0]; t++)"
-                f" memset((char *)p + sc_ptr{k}[t], 0, 8); }}"
+                f" {{ uint64_t w, off; memcpy(&w, (char *)p + sc_ptr{k}[t], 8); int b = sc_heap_find(w, &off);"
+                f" w = b < 0 ? 0 : sc_heap_tag((unsigned)b, off); memcpy((char *)p + sc_ptr{k}[t], &w, 8); }} }}"
             )
     # a deep call: the struct's pointer fields that point into no buffer of the call (a string constant, a
     # function) are cleared like the fields of a generated struct; the rest are compared as (buffer, offset)
@@ -303,7 +301,8 @@ def pointer_fields(plan: Plan) -> list[str]:
             out.append(
                 f"    for (size_t t = 0; in->pv[{k}] && t < sizeof sc_ptr{k} / sizeof sc_ptr{k}[0]; t++) {{"
                 f" unsigned char *f = (unsigned char *)in->pv[{k}] + sc_ptr{k}[t]; memcpy(&w, f, 8);"
-                " if (sc_deep_find(in, at, w, &off) < 0) memset(f, 0, 8); }"
+                " if (sc_deep_find(in, at, w, &off) < 0) { int hb = sc_heap_find(w, &off);"
+                " w = hb < 0 ? 0 : sc_heap_tag((unsigned)hb, off); memcpy(f, &w, 8); } }"
             )
     out.append("}")
     return out
@@ -377,7 +376,7 @@ def _owned(plan: Plan, k: int, p: ParamPlan) -> list[str]:
         out += [f"        memcpy(c + {b}, &a{k}, 8);" for b in back]
         out += [
             f"        memcpy((unsigned char *)a{k} + {off}, &c, 8);",
-            f"        in->rp[{j}] = c; in->rlen[{j}] = {size}; in->ra[{j}] = (uint64_t)(uintptr_t)c;"
+            f"        in->rp[{j}] = c; in->rlen[{j}] = {size}; in->ra[{j}] = 0;"
             f" if (in->nr < {j + 1}) in->nr = {j + 1}; sc_owned = 1;",
         ]
     out.append("    }")

@@ -217,6 +217,16 @@ def _pointer_return(t: CType) -> ParamPlan | None:
     return ParamPlan("return", role, "const void *", 64, False, elem=elem, max_len=n)
 
 
+def _length_of_another(length: str, pointer: str) -> bool:
+    """Whether a length's name says whose length it is, and that is not `pointer`: stream_size is not
+    the length of version; src_len is the length of src (or of srcbuf)."""
+    m = re.match(r"^(.+?)_?(len|length|size|count|num|sz|cap|capacity)$", length, re.I)
+    if not m:
+        return False
+    whose, ptr = m[1].lower().rstrip("_"), pointer.lower()
+    return not (ptr.startswith(whose) or whose.startswith(ptr))
+
+
 def make_plan(sig: Signature | None, bounds: dict | None = None) -> Plan:
     """Plan the harness for `sig`; `bounds` maps a parameter name to [low, high]
     (for arrays and strings: the length)."""
@@ -272,6 +282,8 @@ def make_plan(sig: Signature | None, bounds: dict | None = None) -> Plan:
         if p.record:
             continue  # one struct: its size is its length
         ints = [j for j, q in enumerate(plans) if q.role == "int" and j not in taken]
+        if p.role == "cstring":  # zlib's deflateInit_(strm, level, version, stream_size): not version's length
+            ints = [j for j in ints if not _length_of_another(plans[j].name, p.name)]
         named = [j for j in ints if LENGTH_NAME.search(plans[j].name)]
         after = [j for j in named if j > i] or named or [j for j in ints if j > i]
         if not after and p.role != "cstring":

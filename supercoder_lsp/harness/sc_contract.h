@@ -23,6 +23,7 @@
 #define SC_TRAILER_SYSCALL 0x800ULL  /* trailer: words 1, 2 = input, system call number */
 #define SC_DIRTY_UPPER 0x10000ULL
 #define SC_ALLOCATED 0x20000ULL      /* the call left the memory held from malloc changed (allocated, or freed what it was given) */
+#define SC_HEAP_LEFT 0x80000ULL      /* the call left blocks it allocated (compared, then freed: sc_heap.h) */
 #define SC_NOT_RUN 0x40000ULL        /* (SC_BUDGET_MS) a generated input past the baseline's time budget: not run */
 
 /* calling-convention findings, in the order of their codes */

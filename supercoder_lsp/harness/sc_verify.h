@@ -271,24 +271,56 @@ static void sc_start_watchdog(void) {
     setitimer(ITIMER_REAL, &t, NULL);
 }
 
+/* What the call left in the heap (sc_heap.h): each block it allocated and did not free, in the order
+ * it allocated them, its size and bytes; a word in it that points into the call's buffers as (buffer,
+ * offset), into a block as (block, offset), elsewhere as sc_mapped_word says. */
+static uint64_t sc_hash_heap(uint64_t h, const sc_input *in) {
+    for (unsigned b = 0; b < sc_nh; b++) {
+        const unsigned char *p = sc_hb[b];
+        size_t n = sc_hn[b], o = 0;
+        h ^= 0x5CA5ULL ^ n; h *= 0x100000001b3ULL;
+        for (; o + 8 <= n; o += 8) {
+            uint64_t w, off = 0; memcpy(&w, p + o, 8);
+            int k = -1;
+            for (unsigned j = 0; j < SC_NP + in->nr && k < 0; j++) {
+                uint64_t a = j < SC_NP ? (uint64_t)(uintptr_t)sc_g[j].base : (uint64_t)(uintptr_t)sc_rg[j - SC_NP].base;
+                size_t cap = j < SC_NP ? sc_g[j].cap : sc_rg[j - SC_NP].cap;
+                uint64_t at = j < SC_NP ? (uint64_t)(uintptr_t)in->pv[j] : (uint64_t)(uintptr_t)in->rp[j - SC_NP];
+                if (a && at && w >= a && w <= a + cap) { k = (int)j; off = w - at; }
+            }
+            w = k >= 0 ? (0x5CA1ULL << 48) ^ ((uint64_t)k << 40) ^ (off & 0xffffffffffULL) : sc_mapped_word(w);
+            h ^= w; h *= 0x100000001b3ULL; h ^= h >> 29;
+        }
+        for (; o < n; o++) { h ^= p[o]; h *= 0x100000001b3ULL; }
+    }
+    return h;
+}
+
 /* One call, contained: the status word of the record. */
 static uint64_t sc_one(sc_input *in, uint64_t *ret, uint64_t *outputs) {
     int sig;
     sc_globals_for(sc_cur);
     sc_arm();
+    size_t held = sc_heap_held();
+    sc_heap_begin();
     sc_in_call = 1;
     if ((sig = sigsetjmp(sc_jmp, 0)) != 0) {
         __asm__ volatile("fninit\n\tcld" ::: "memory");
         uint32_t mx = 0x1f80; __asm__ volatile("ldmxcsr %0" :: "m"(mx));
+        sc_heap_release(); /* what it allocated before it died */
         *ret = 0; *outputs = 0;
         return sig == SIGALRM ? SC_TIMED_OUT : SC_CRASHED | (uint64_t)sig;
     }
-    size_t held = sc_heap_held();
     *ret = sc_call(in);
     sc_in_call = 0;
-    int allocated = sc_heap_held() != held;
-    *outputs = sc_hash_globals(sc_hash_outputs(in));
-    return (sc_upper_dirty ? SC_DIRTY_UPPER : 0) | (allocated ? SC_ALLOCATED : 0);
+    sc_heap_on = 0;
+    int lost = sc_heap_lost, left = sc_nh > 0;
+    *outputs = sc_hash_globals(sc_hash_heap(sc_hash_outputs(in), in));
+    sc_heap_release();
+    /* what is held now differs only where the call freed memory it was given, or allocated where the
+     * blocks are not tracked */
+    int allocated = sc_heap_held() != held || lost;
+    return (sc_upper_dirty ? SC_DIRTY_UPPER : 0) | (allocated ? SC_ALLOCATED : 0) | (left ? SC_HEAP_LEFT : 0);
 }
 
 int main(int argc, char **argv) {
@@ -310,6 +342,7 @@ int main(int argc, char **argv) {
         fflush(stdout);
         sc_start_watchdog();
         sc_heap_reserve();
+        sc_read_maps();
         sc_sandbox_enter(SC_STRICT, -1);
         uint64_t ret, outputs, st = sc_one(in, &ret, &outputs);
         fflush(stdout);
@@ -334,6 +367,7 @@ int main(int argc, char **argv) {
     if (n > SC_NINPUTS) n = SC_NINPUTS;
     sc_read_skip();
     sc_heap_reserve();
+    sc_read_maps();
     sc_start_ticks();
     sc_start_watchdog();
     if (!(sc_mode & 8)) sc_sandbox_enter(SC_STRICT, sc_record_fd); /* bit 8: the user's own -O3 code, for coverage */

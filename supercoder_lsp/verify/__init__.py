@@ -14,7 +14,7 @@ change to what is checked (screens, harness inputs, ABI checks, comparisons, tim
 #    8: generated inputs the original reads past are left out where the program's recorded calls run whole;
 #    recorded calls keep up to 1 MiB each; pointer results; pointers to pointers; where the generated inputs
 #    break the original's own harness, the program's calls are checked alone; a handle's private state generated.
-VERIFIER_VERSION = 8
+VERIFIER_VERSION = 9
 
 # What verification does not establish, said next to every claim (the CLI's notes, the JSON report).
 LIMITS = (

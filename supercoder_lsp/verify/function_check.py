@@ -36,6 +36,7 @@ from ..harness.contract import (
     EXIT_OK,
     EXIT_SLOW,
     EXIT_SYSCALL,
+    HEAP_LEFT,
     NOT_RUN,
     TIMED_OUT,
     TRAILER_ABI,
@@ -263,9 +264,9 @@ class FunctionHarness:
                 r = self._run(exe, 10**9, mode | MODE_STOP_SLOW, BASELINE_SECONDS + 10, budget)
             if r.run.returncode == EXIT_ALLOCATES:
                 raise RuntimeError(
-                    f"a call of the -O3 original leaves memory allocated (input {len(r.status) - 1:,}): its result "
-                    "lives in memory it allocates, which the function harness does not compare; give program "
-                    "tests with --tests DIR"
+                    f"a call of the -O3 original changes the heap in a way the function harness cannot compare "
+                    f"(input {len(r.status) - 1:,}: it frees memory it was given, allocates with memalign, or "
+                    "keeps over 1,024 blocks); give program tests with --tests DIR"
                 )
             if r.run.returncode == EXIT_SLOW:
                 slow = sum(1 for i in range(len(r.status)) if r.status[i] & TIMED_OUT)
@@ -494,8 +495,17 @@ class FunctionHarness:
                 return Check(
                     False,
                     "wrong-output",
-                    f"leaves memory allocated, or frees memory it was given, on input {self._input(i)}; "
-                    "the original frees all it allocates",
+                    f"changes the heap where the original does not (frees memory it was given) on input "
+                    f"{self._input(i)}",
+                    i,
+                )
+            if (st ^ base.status[i]) & HEAP_LEFT and not st & (CRASHED | TIMED_OUT):
+                return Check(
+                    False,
+                    "wrong-output",
+                    f"leaves memory allocated on input {self._input(i)}; the original frees all it allocates"
+                    if st & HEAP_LEFT
+                    else f"frees the memory the original leaves allocated (its result) on input {self._input(i)}",
                     i,
                 )
             if st & (CRASHED | TIMED_OUT) or got.values[i] != base.values[i]:

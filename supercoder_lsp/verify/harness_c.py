@@ -61,6 +61,8 @@ static uint64_t __attribute__((unused)) sc_ret_ptr(sc_input *in, const unsigned 
     }}
     /* the stack (a dead frame's local, whatever it still holds) and the file's writable data (a static
      * buffer the next call overwrites) are where it points, never what they hold */
+    int hb = sc_heap_find(w, &off); /* a block the call allocated (a handle it opened): which, and where */
+    if (hb >= 0) return sc_heap_tag((unsigned)hb, off);
     uint64_t here = (uint64_t)(uintptr_t)&at;
     if (w + (8ULL << 20) > here && w < here + (8ULL << 20)) return 0x5CA3ULL << 48;
     char *sec[4][2] = {{ {{ __start_sc_gdata, __stop_sc_gdata }}, {{ __start_sc_gbss, __stop_sc_gbss }},
@@ -161,6 +163,8 @@ def render_verify(
             f"static const char *nm[] = {{{names}}}; unsigned b = (unsigned)(bits >> 40) & 0xff; "
             'if (!bits) printf("NULL\\n"); '
             'else if (bits >> 48 == 0x5CA3) printf("a pointer into the stack (a local of a call that has returned)\\n"); '
+            'else if (bits >> 48 == 0x5CA5) printf("a pointer %llu bytes into heap block %u (one the call allocated)\\n", '
+            "(unsigned long long)(bits & 0xffffffffffULL), b); "
             'else if (bits >> 48 == 0x5CA4) printf("a pointer %llu bytes into the file\'s writable data\\n", '
             "(unsigned long long)(bits & 0xffffffffffULL)); "
             "else if (bits >> 48 == 0x5CA1) { if (b < SC_NP) printf(\"a pointer %llu bytes into '%s'\\n\", "
@@ -182,6 +186,7 @@ def render_verify(
     writes = any(p.role in ("array", "cstring") and not p.ctype.startswith("const") for p in plan.params)
     return f"""#include "sc_rt.h"
 #include "sc_sandbox.h"
+#include "sc_heap.h"
 {render_inputs(plan, seed, n_random, recorded, blob)}
 {_ret_ptr(plan)}
 static volatile uint64_t sc_cur;

@@ -1,10 +1,11 @@
 """Functions that allocate: a working buffer from malloc, freed before returning, runs in the function
 harness (the heap is grown before the sandbox, so malloc needs no system call); memory a call leaves
-allocated is its result, which the harness does not compare: the original is refused, a candidate is
-wrong."""
+allocated is its result (zlib's deflateInit_ builds its state there): its blocks are compared, size and
+bytes, a pointer to one as (block, offset), then freed; a candidate that leaks is wrong."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from support import FIXTURES, pipeline_on_rewrites
@@ -26,8 +27,22 @@ def test_a_function_with_a_malloced_working_buffer_is_verified_and_a_leak_is_wro
     assert one_pass.inputs_checked > 3000 and one_pass.timing is not None, (one_pass.reason, one_pass.detail)
 
 
-def test_a_function_whose_result_is_memory_it_allocates_says_so(tmp_path):
-    res = _run(tmp_path, "keeps", "buf_init")
-    assert res.status == "unsupported"
-    assert "leaves memory allocated" in res.detail and "its result lives in memory it allocates" in res.detail
-    assert "--tests DIR" in res.detail
+def test_a_function_whose_result_is_memory_it_allocates_is_compared_by_that_memory(tmp_path):
+    res = _run(tmp_path, "keeps", "buf_init", "keeps_same", "keeps_wrong", "keeps_offset", "keeps_leak")
+    assert res.status == "done", (res.detail, res.harness)
+    by = {c.label: c for c in res.candidates}
+    # calloc and a loop instead of malloc and memset: the same block, the same bytes
+    assert by["keeps_same"].reason in (None, "not-faster"), by["keeps_same"].detail
+    assert by["keeps_same"].inputs_checked > 3000
+    # one byte of the block left unset, from n = 1001 on: the bytes are compared
+    assert by["keeps_wrong"].reason == "wrong-output", by["keeps_wrong"].detail
+    # the struct points one byte into the block, from n = 2001 on: where it points is compared
+    assert by["keeps_offset"].reason == "wrong-output", by["keeps_offset"].detail
+    # a second block it forgets: caught, though the first is the same
+    assert by["keeps_leak"].reason == "wrong-output", by["keeps_leak"].detail
+
+
+def test_memory_a_call_allocated_before_it_crashed_is_given_back(tmp_path):
+    res = _run(tmp_path, "dies", "table_sum")
+    assert res.status == "done", (res.detail, res.harness)
+    assert re.search(r"[\d,]+ generated inputs, [\d,]+ skipped: the -O3 original crashes", res.harness), res.harness

@@ -153,6 +153,17 @@ def test_bounds_are_validated_against_the_type():
     assert make_plan(fn.signature, {"c": [10, 20]}).supported
 
 
+def test_a_length_named_for_another_parameter_is_not_a_strings_length():
+    """zlib's deflateInit_(strm, level, version, stream_size): stream_size is sizeof(z_stream), not the
+    length of the version string; taken as one, a version of length 0 is read past its end."""
+    init = parse_functions("int init_(int level, const char *version, int stream_size) { return 0; }")[0]
+    assert [p.role for p in make_plan(init.signature).params] == ["int", "cstring", "int"]
+    put = parse_functions("int put(const char *src, int src_len) { return 0; }")[0]
+    assert [p.role for p in make_plan(put.signature).params] == ["array", "length"]
+    named = parse_functions("int put(const char *name, int len) { return 0; }")[0]
+    assert [p.role for p in make_plan(named.signature).params] == ["array", "length"]
+
+
 ZLIKE = FIXTURES / "real" / "zlike.c"
 
 

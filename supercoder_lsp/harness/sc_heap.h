@@ -1,0 +1,152 @@
+/* The heap blocks a call allocates (malloc, calloc, realloc: zlib's deflateInit_ builds its state
+ * there), tracked by replacing the allocator's entry points in the harness executable (glibc calls
+ * them too) with ones that note each block and hand the work to glibc's own.
+ *
+ * Used three ways:
+ *   - after every call the blocks it left are freed (sc_heap_release), also when it crashed or ran
+ *     out of time: a call that dies half-way through building its state leaks nothing, and every
+ *     input starts from the same heap;
+ *   - before that, the verify harness hashes them (sc_verify.h): the result of a function that
+ *     builds a structure in the heap is the structure, a pointer to a block compared as (block,
+ *     offset), never as an address;
+ *   - new blocks are filled with one byte pattern, so bytes the function leaves unset are the same
+ *     in every process.
+ * Blocks from memalign/posix_memalign/aligned_alloc are not tracked: the heap the call leaves
+ * changed then still shows (SC_ALLOCATED), as does a block it was given and freed. */
+#ifndef SC_HEAP_H
+#define SC_HEAP_H
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <stdio.h>
+
+extern void *__libc_malloc(size_t);
+extern void *__libc_calloc(size_t, size_t);
+extern void *__libc_realloc(void *, size_t);
+extern void __libc_free(void *);
+
+#define SC_MAXHEAP 1024
+#define SC_HEAP_FILL 0xA5
+static volatile int sc_heap_on;      /* tracking: only while the function under test runs */
+static void *sc_hb[SC_MAXHEAP];      /* its live blocks, in the order it allocated them */
+static size_t sc_hn[SC_MAXHEAP];     /* and their sizes as asked */
+static unsigned sc_nh;
+static int sc_heap_lost;             /* more live blocks than SC_MAXHEAP: not all can be compared or freed */
+
+static void sc_heap_note(void *p, size_t n) {
+    if (!p) return;
+    if (sc_nh < SC_MAXHEAP) { sc_hb[sc_nh] = p; sc_hn[sc_nh++] = n; }
+    else sc_heap_lost = 1;
+}
+static int sc_heap_forget(void *p) {
+    for (unsigned i = sc_nh; i-- > 0;)
+        if (sc_hb[i] == p) {
+            memmove(sc_hb + i, sc_hb + i + 1, (sc_nh - i - 1) * sizeof *sc_hb);
+            memmove(sc_hn + i, sc_hn + i + 1, (sc_nh - i - 1) * sizeof *sc_hn);
+            sc_nh--;
+            return 1;
+        }
+    return 0;
+}
+
+void *malloc(size_t n) {
+    void *p = __libc_malloc(n);
+    if (sc_heap_on && p) { memset(p, SC_HEAP_FILL, n); sc_heap_note(p, n); }
+    return p;
+}
+void *calloc(size_t a, size_t b) {
+    void *p = __libc_calloc(a, b);
+    if (sc_heap_on && p) sc_heap_note(p, a * b);
+    return p;
+}
+void *realloc(void *q, size_t n) {
+    if (!sc_heap_on) return __libc_realloc(q, n);
+    size_t old = 0;
+    int mine = !q;
+    for (unsigned i = 0; q && i < sc_nh; i++) if (sc_hb[i] == q) { old = sc_hn[i]; mine = 1; }
+    void *p = __libc_realloc(q, n);
+    if (q && (p || !n)) sc_heap_forget(q); /* moved, or freed (n == 0) */
+    if (p) {
+        if (mine && n > old) memset((char *)p + old, SC_HEAP_FILL, n - old);
+        sc_heap_note(p, n);
+    }
+    return p;
+}
+void free(void *p) {
+    if (sc_heap_on && p) sc_heap_forget(p);
+    __libc_free(p);
+}
+
+/* Free every block the call left, the last first. */
+static inline void sc_heap_drop(void) {
+    while (sc_nh) __libc_free(sc_hb[--sc_nh]);
+    sc_heap_lost = 0;
+}
+/* ... and tracking off. */
+static inline void sc_heap_release(void) {
+    sc_heap_on = 0;
+    sc_heap_drop();
+}
+static inline void sc_heap_begin(void) { sc_heap_release(); sc_heap_on = 1; }
+
+/* Which tracked block holds address w (one past its end counts), and where; -1 if none. */
+static inline int sc_heap_find(uint64_t w, uint64_t *off) {
+    for (unsigned b = 0; b < sc_nh; b++) {
+        uint64_t a = (uint64_t)(uintptr_t)sc_hb[b];
+        if (w >= a && w <= a + sc_hn[b]) { *off = w - a; return (int)b; }
+    }
+    return -1;
+}
+/* A pointer into a block as a value that is the same in every process: (block, offset). */
+static inline uint64_t sc_heap_tag(unsigned b, uint64_t off) { return (0x5CA5ULL << 48) ^ ((uint64_t)b << 40) ^ off; }
+
+/* The process's readable mappings, read once before the sandbox (sc_read_maps): what a word that is
+ * not a pointer into the call's own memory points to. */
+#define SC_MAXMAPS 128
+static uint64_t sc_map_lo[SC_MAXMAPS], sc_map_hi[SC_MAXMAPS];
+static unsigned sc_nmaps;
+extern char __executable_start[], _end[];
+
+static void sc_read_maps(void) {
+    FILE *f = fopen("/proc/self/maps", "r");
+    char line[512];
+    if (!f) return;
+    while (sc_nmaps < SC_MAXMAPS && fgets(line, sizeof line, f)) {
+        unsigned long long lo, hi; char perm[8];
+        if (sscanf(line, "%llx-%llx %7s", &lo, &hi, perm) == 3 && perm[0] == 'r') {
+            sc_map_lo[sc_nmaps] = lo; sc_map_hi[sc_nmaps++] = hi;
+        }
+    }
+    fclose(f);
+}
+static inline int sc_map_of(uint64_t w) {
+    for (unsigned m = 0; m < sc_nmaps; m++) if (w >= sc_map_lo[m] && w < sc_map_hi[m]) return (int)m;
+    return -1;
+}
+static inline int sc_in_image(uint64_t w) {
+    return w >= (uint64_t)(uintptr_t)__executable_start && w < (uint64_t)(uintptr_t)_end;
+}
+
+/* A word the call left that points nowhere in its own memory, as a value the same in every process:
+ * a block it allocated as (block, offset); the program image (a static table such as zlib's
+ * static_l_desc) by the 16 bytes it points to, pointers in them left out (the image lies elsewhere
+ * in each build); anywhere else mapped (the stack, the library) as one value; a word that points
+ * nowhere is itself. */
+static inline uint64_t sc_mapped_word(uint64_t w) {
+    uint64_t off;
+    int b = sc_heap_find(w, &off);
+    if (b >= 0) return sc_heap_tag((unsigned)b, off);
+    int m = sc_map_of(w);
+    if (m < 0) return w;
+    if (sc_in_image(w) && w + 16 <= sc_map_hi[m]) {
+        uint64_t h = 0xcbf29ce484222325ULL;
+        for (int i = 0; i < 16; i += 8) {
+            uint64_t v; memcpy(&v, (const void *)(uintptr_t)(w + i), 8);
+            if (sc_in_image(v)) v = 1;
+            h ^= v; h *= 0x100000001b3ULL; h ^= h >> 29;
+        }
+        return (0x5CA6ULL << 48) ^ (h & 0xffffffffffffULL);
+    }
+    return 0x5CA7ULL << 48;
+}
+#endif
