@@ -72,8 +72,22 @@ void *realloc(void *q, size_t n) {
     }
     return p;
 }
+/* Memory the call was given that malloc never gave (a generated or recorded handle, as zlib's gzclose
+ * frees its state): glibc would abort; freeing it is an effect of the call, noted and compared. */
+#define SC_MAXFOREIGN 16
+static uint64_t sc_arena_lo, sc_arena_hi; /* the heap's pages (sc_read_maps) */
+static uint64_t sc_foreign[SC_MAXFOREIGN];
+static unsigned sc_nforeign;
+
 void free(void *p) {
-    if (sc_heap_on && p) sc_heap_forget(p);
+    if (sc_heap_on && p && !sc_heap_forget(p)) {
+        uint64_t a = (uint64_t)(uintptr_t)p;
+        if (sc_arena_hi && (a < sc_arena_lo || a >= sc_arena_hi)) {
+            if (sc_nforeign < SC_MAXFOREIGN) sc_foreign[sc_nforeign] = a;
+            sc_nforeign++;
+            return;
+        }
+    }
     __libc_free(p);
 }
 
@@ -87,7 +101,7 @@ static inline void sc_heap_release(void) {
     sc_heap_on = 0;
     sc_heap_drop();
 }
-static inline void sc_heap_begin(void) { sc_heap_release(); sc_heap_on = 1; }
+static inline void sc_heap_begin(void) { sc_heap_release(); sc_nforeign = 0; sc_heap_on = 1; }
 
 /* Which tracked block holds address w (one past its end counts), and where; -1 if none. */
 static inline int sc_heap_find(uint64_t w, uint64_t *off) {
@@ -115,6 +129,7 @@ static void sc_read_maps(void) {
         unsigned long long lo, hi; char perm[8];
         if (sscanf(line, "%llx-%llx %7s", &lo, &hi, perm) == 3 && perm[0] == 'r') {
             sc_map_lo[sc_nmaps] = lo; sc_map_hi[sc_nmaps++] = hi;
+            if (strstr(line, "[heap]")) { sc_arena_lo = lo; sc_arena_hi = hi; }
         }
     }
     fclose(f);

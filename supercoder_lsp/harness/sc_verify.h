@@ -274,24 +274,29 @@ static void sc_start_watchdog(void) {
 /* What the call left in the heap (sc_heap.h): each block it allocated and did not free, in the order
  * it allocated them, its size and bytes; a word in it that points into the call's buffers as (buffer,
  * offset), into a block as (block, offset), elsewhere as sc_mapped_word says. */
+static uint64_t sc_word_tag(const sc_input *in, uint64_t w) {
+    for (unsigned j = 0; j < SC_NP + in->nr; j++) {
+        uint64_t a = j < SC_NP ? (uint64_t)(uintptr_t)sc_g[j].base : (uint64_t)(uintptr_t)sc_rg[j - SC_NP].base;
+        size_t cap = j < SC_NP ? sc_g[j].cap : sc_rg[j - SC_NP].cap;
+        uint64_t at = j < SC_NP ? (uint64_t)(uintptr_t)in->pv[j] : (uint64_t)(uintptr_t)in->rp[j - SC_NP];
+        if (a && at && w >= a && w <= a + cap) return (0x5CA1ULL << 48) ^ ((uint64_t)j << 40) ^ ((w - at) & 0xffffffffffULL);
+    }
+    return sc_mapped_word(w);
+}
 static uint64_t sc_hash_heap(uint64_t h, const sc_input *in) {
     for (unsigned b = 0; b < sc_nh; b++) {
         const unsigned char *p = sc_hb[b];
         size_t n = sc_hn[b], o = 0;
         h ^= 0x5CA5ULL ^ n; h *= 0x100000001b3ULL;
         for (; o + 8 <= n; o += 8) {
-            uint64_t w, off = 0; memcpy(&w, p + o, 8);
-            int k = -1;
-            for (unsigned j = 0; j < SC_NP + in->nr && k < 0; j++) {
-                uint64_t a = j < SC_NP ? (uint64_t)(uintptr_t)sc_g[j].base : (uint64_t)(uintptr_t)sc_rg[j - SC_NP].base;
-                size_t cap = j < SC_NP ? sc_g[j].cap : sc_rg[j - SC_NP].cap;
-                uint64_t at = j < SC_NP ? (uint64_t)(uintptr_t)in->pv[j] : (uint64_t)(uintptr_t)in->rp[j - SC_NP];
-                if (a && at && w >= a && w <= a + cap) { k = (int)j; off = w - at; }
-            }
-            w = k >= 0 ? (0x5CA1ULL << 48) ^ ((uint64_t)k << 40) ^ (off & 0xffffffffffULL) : sc_mapped_word(w);
-            h ^= w; h *= 0x100000001b3ULL; h ^= h >> 29;
+            uint64_t w; memcpy(&w, p + o, 8);
+            h ^= sc_word_tag(in, w); h *= 0x100000001b3ULL; h ^= h >> 29;
         }
         for (; o < n; o++) { h ^= p[o]; h *= 0x100000001b3ULL; }
+    }
+    for (unsigned f = 0; f < sc_nforeign; f++) { /* what it freed that it was given: which, in order */
+        h ^= 0xF4EEULL ^ (f < SC_MAXFOREIGN ? sc_word_tag(in, sc_foreign[f]) : 0);
+        h *= 0x100000001b3ULL; h ^= h >> 29;
     }
     return h;
 }
@@ -303,10 +308,12 @@ static uint64_t sc_one(sc_input *in, uint64_t *ret, uint64_t *outputs) {
     sc_arm();
     size_t held = sc_heap_held();
     sc_heap_begin();
+    sc_io_begin(sc_cur);
     sc_in_call = 1;
     if ((sig = sigsetjmp(sc_jmp, 0)) != 0) {
         __asm__ volatile("fninit\n\tcld" ::: "memory");
         uint32_t mx = 0x1f80; __asm__ volatile("ldmxcsr %0" :: "m"(mx));
+        sc_io_on = 0;
         sc_heap_release(); /* what it allocated before it died */
         *ret = 0; *outputs = 0;
         return sig == SIGALRM ? SC_TIMED_OUT : SC_CRASHED | (uint64_t)sig;
@@ -314,8 +321,10 @@ static uint64_t sc_one(sc_input *in, uint64_t *ret, uint64_t *outputs) {
     *ret = sc_call(in);
     sc_in_call = 0;
     sc_heap_on = 0;
+    sc_io_on = 0;
     int lost = sc_heap_lost, left = sc_nh > 0;
     *outputs = sc_hash_globals(sc_hash_heap(sc_hash_outputs(in), in));
+    if (sc_io_used) *outputs = sc_mix(*outputs ^ sc_io_result()); /* what it did to files (sc_files.h) */
     sc_heap_release();
     /* what is held now differs only where the call freed memory it was given, or allocated where the
      * blocks are not tracked */
@@ -375,8 +384,10 @@ int main(int argc, char **argv) {
      * and the run goes on with the program's recorded calls: a slow original is checked on fewer inputs,
      * and the report says how many, instead of holding its job for minutes */
     const char *budget = getenv("SC_BUDGET_MS");
-    uint64_t deadline = budget && atoll(budget) > 0 ? sc_now_ns() + (uint64_t)atoll(budget) * 1000000ULL : 0;
-    int past_budget = 0;
+    /* static, not in this frame: an original that writes past its own frame must not move them */
+    static uint64_t deadline;
+    static int past_budget;
+    deadline = budget && atoll(budget) > 0 ? sc_now_ns() + (uint64_t)atoll(budget) * 1000000ULL : 0;
     for (sc_cur = 0; sc_cur < n; sc_cur++) {
         uint64_t *rec = sc_recbuf + sc_nrec;
         int generated = sc_cur < SC_NEDGE + SC_NRANDOM;

@@ -187,6 +187,7 @@ def render_verify(
     return f"""#include "sc_rt.h"
 #include "sc_sandbox.h"
 #include "sc_heap.h"
+#include "sc_files.h"
 {render_inputs(plan, seed, n_random, recorded, blob)}
 {_ret_ptr(plan)}
 static volatile uint64_t sc_cur;

@@ -46,3 +46,10 @@ def test_memory_a_call_allocated_before_it_crashed_is_given_back(tmp_path):
     res = _run(tmp_path, "dies", "table_sum")
     assert res.status == "done", (res.detail, res.harness)
     assert re.search(r"[\d,]+ generated inputs, [\d,]+ skipped: the -O3 original crashes", res.harness), res.harness
+
+
+def test_freeing_a_handle_it_was_given_is_part_of_the_result(tmp_path):
+    res = _run(tmp_path, "closes", "handle_close", "closes_nofree")
+    assert res.status == "done", (res.detail, res.harness)
+    [nofree] = res.candidates
+    assert nofree.reason == "wrong-output", nofree.detail
