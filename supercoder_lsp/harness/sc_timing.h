@@ -54,11 +54,17 @@ static void sc_protect(int ro) {
         uint64_t acc = 0;                                                             \
         sc_protect(1);                                                                \
         sc_heap_on = 1; /* what a call allocates is freed after it (sc_heap.h), in every copy alike */ \
+        sc_io_begin(0); /* ... and a call that used files finds fresh ones (sc_files.h) */ \
         uint64_t t0 = sc_now_ns();                                                    \
         for (long r = 0; r < reps; r++)                                               \
-            for (int j = 0; j < m; j++) { const sc_input *in = &in0[j]; SC_CALL(fn, in, acc); if (sc_nh) sc_heap_drop(); } \
+            for (int j = 0; j < m; j++) {                                             \
+                const sc_input *in = &in0[j]; SC_CALL(fn, in, acc);                   \
+                if (sc_nh) sc_heap_drop();                                            \
+                if (sc_io_used) sc_io_begin((uint64_t)j + 1);                         \
+            }                                                                         \
         uint64_t t1 = sc_now_ns();                                                    \
         sc_heap_on = 0;                                                               \
+        sc_io_on = 0;                                                                 \
         sc_protect(0);                                                                \
         SU.s.loop_results[F] = acc;                                                   \
         return t1 - t0;                                                               \

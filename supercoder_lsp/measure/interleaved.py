@@ -63,6 +63,7 @@ def render_timing(plan: Plan, seed: int, recorded: RecordedInputs | None = None,
     return f"""#include "sc_rt.h"
 #include "sc_sandbox.h"
 #include "sc_heap.h"
+#include "sc_files.h"
 {render_inputs(plan, seed, N_TIMING_INPUTS * 4, recorded, blob)}
 #define SC_M {_slots(recorded)}
 extern {ret} sc_t0({proto}), sc_t1({proto}), sc_t2({proto});
