@@ -208,6 +208,8 @@ def _pointer_return(t: CType) -> ParamPlan | None:
         return None
     if pt.kind == "struct" and pt.size > 0:
         elem, n = ParamPlan("", "int", "uint8_t", 8, False), pt.size
+    elif pt.kind == "void":  # zcalloc's block: mostly a place (a block the call allocated), else its first byte
+        elem, n = ParamPlan("", "int", "uint8_t", 8, False), 1
     else:
         e = _scalar("", pt)
         if e is None:
@@ -250,7 +252,8 @@ def make_plan(sig: Signature | None, bounds: dict | None = None) -> Plan:
         if p is None and t.kind == "pointer" and t.pointee is not None and t.pointee.kind == "pointer":
             p = _pointer_to_pointer(prm.name, t)
         if p is None and t.kind == "pointer" and t.pointee is not None:
-            elem = _scalar("", t.pointee)
+            # `void *` with a length (zlib's gzread(file, voidp buf, unsigned len)): bytes
+            elem = _scalar("", t.pointee) if t.pointee.kind != "void" else ParamPlan("", "int", "uint8_t", 8, False)
             if elem is not None:
                 const = "const " if t.const else ""
                 role = "cstring" if _plain_char(t.pointee) else "array"
