@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import build, tools
-from .asm.constants import compared_constants
+from .asm.constants import compared_constants, compared_fields
 from .asm.cut import FunctionMissing, cut_function, list_functions
 from .asm.features import instruction_features
 from .asm.statics import shared_statics
@@ -240,6 +240,7 @@ class Pipeline:
         base_obj = fdir / "baseline.o"
         plan = make_plan(fn.signature, self.bounds.get(fn.name))
         plan.constants = compared_constants(cut.text)
+        plan.field_constants = compared_fields(cut.text)
         writes = sorted(set(cut.external_refs) & OUTPUT_FUNCTIONS)
         if writes and plan.supported:  # its output is its result, and the function harness compares results only
             plan = Plan(

@@ -4,7 +4,10 @@ A struct whose `mode` must be GZ_READ (7247) or GZ_WRITE (31153) before zlib's g
 anything is never drawn by random fields. The immediates of the -O3 original's comparisons
 (`cmp $7247, %eax`) are a dictionary for the harness's struct fields, as fuzzers take theirs
 from the comparison operands they trace (AFL's cmplog, libFuzzer's value profile): each value,
-and one either side of it for an ordered comparison.
+and one either side of it for an ordered comparison. Where the comparison is with a word in
+memory at a fixed offset from a register (`cmpl $42, 8(%rax)`: deflate_state's status), the
+constants are also kept per offset (compared_fields): a struct field at that offset gets them far
+more often, small ones included (zlib's `wrap != 2`).
 """
 
 from __future__ import annotations
@@ -33,3 +36,47 @@ def compared_constants(asm: str) -> tuple[int, ...]:
             if w not in out:
                 out.append(w)
     return tuple(out[:MOST])
+
+
+# the same with a memory operand at a constant offset from one register: `cmpl $42, 8(%rax)`
+_FIELD_COMPARE = re.compile(
+    r"^\s*(?:cmp|sub)[bwlq]?\s+\$(-?(?:0x[0-9a-fA-F]+|\d+))\s*,\s*(-?(?:0x[0-9a-fA-F]+|\d+))?\(%(\w+)\)", re.M
+)
+MOST_PER_FIELD = 12
+
+
+# a constant put in a register (`movabsq $8589935258, %rax`), then compared with memory (`cmpq %rax, (%rdi)`:
+# gcc compares two adjacent int fields, status == 666 and wrap == 2, as one 64-bit word)
+_LOAD = re.compile(r"^\s*mov(?:abs)?[lq]?\s+\$(-?(?:0x[0-9a-fA-F]+|\d+))\s*,\s*%(\w+)\s*$")
+_REG_COMPARE = re.compile(r"^\s*cmp([bwlq]?)\s+%(\w+)\s*,\s*(-?(?:0x[0-9a-fA-F]+|\d+))?\(%(\w+)\)")
+
+
+def compared_fields(asm: str) -> dict[int, tuple[int, ...]]:
+    """Byte offset -> the constants compared with the word at that offset from a register (not %rip:
+    a global), each with one below and one above, small ones included; at most MOST_PER_FIELD each.
+    A 64-bit word compared at once gives its high half to the field 4 bytes on."""
+    out: dict[int, list[int]] = {}
+
+    def add(off: int, v: int) -> None:
+        if off < 0:
+            return
+        vals = out.setdefault(off, [])
+        for x in (v, v - 1, v + 1):
+            w = x & (2**64 - 1)
+            if w not in vals and len(vals) < MOST_PER_FIELD:
+                vals.append(w)
+
+    for m in _FIELD_COMPARE.finditer(asm):
+        if m.group(3) != "rip":
+            add(int(m.group(2) or "0", 0), int(m.group(1), 0))
+    loaded: dict[str, int] = {}
+    for line in asm.splitlines():
+        ld, cmp = _LOAD.match(line), _REG_COMPARE.match(line)
+        if ld:
+            loaded[ld.group(2)] = int(ld.group(1), 0)
+        elif cmp and cmp.group(2) in loaded and cmp.group(4) != "rip":
+            off, v = int(cmp.group(3) or "0", 0), loaded[cmp.group(2)] & (2**64 - 1)
+            add(off, v)
+            if cmp.group(1) == "q" or cmp.group(2).startswith("r"):
+                add(off + 4, v >> 32)
+    return {off: tuple(v) for off, v in sorted(out.items())}

@@ -131,6 +131,9 @@ def render_inputs(
     if plan.constants:
         out.append(f"#define SC_NDICT {len(plan.constants)}")
         out.append(f"static const uint64_t sc_dict[] = {{{', '.join(_u64(c) for c in plan.constants)}}};")
+    if plan.field_constants:
+        flat = [c for off in sorted(plan.field_constants) for c in plan.field_constants[off]]
+        out.append(f"static const uint64_t sc_fdict[] = {{{', '.join(_u64(c) for c in flat)}}};")
     out.append(DEEP_C)
     out += pointer_fields(plan)
     out.append(render_replay(plan, recorded, blob))
@@ -308,7 +311,18 @@ def pointer_fields(plan: Plan) -> list[str]:
     return out
 
 
-def _record_fields(k: int, p: ParamPlan, dictionary: bool) -> list[str]:
+def _field_dict(plan: Plan, off: int) -> tuple[int, int]:
+    """(start, count) in sc_fdict of the values the original compares the word at byte `off` with;
+    count 0 where it compares none."""
+    start = 0
+    for o in sorted(plan.field_constants):
+        if o == off:
+            return start, len(plan.field_constants[o])
+        start += len(plan.field_constants[o])
+    return 0, 0
+
+
+def _record_fields(k: int, p: ParamPlan, dictionary: bool, plan: Plan | None = None) -> list[str]:
     """A struct's integer fields drawn one by one (small values, bit lengths, powers of two, as scalar
     parameters get them): random bytes would almost never give a count of 1 or a flag of 0. With a
     `dictionary` (the constants the original compares with), one field in eight is one of those: a
@@ -322,8 +336,11 @@ def _record_fields(k: int, p: ParamPlan, dictionary: bool) -> list[str]:
         draw = f"sc_rand_int(&r, {bits}, {int(signed)})"
         if dictionary:
             draw = f"(sc_below(&r, 8) == 0 ? sc_dict[sc_below(&r, SC_NDICT)] : {draw})"
+        start, count = _field_dict(plan, off) if plan is not None else (0, 0)
+        if count:  # a field the original compares with constants: one of them, one time in two
+            draw = f"(sc_below(&r, 2) == 0 ? sc_fdict[{start} + sc_below(&r, {count})] : {draw})"
         out.append(
-            f"    if (pat{k} == 2 && sc_below(&r, 8) != 0) {{ uint64_t v = {draw};"
+            f"    if (pat{k} == 2 && {'1' if count else 'sc_below(&r, 8) != 0'}) {{ uint64_t v = {draw};"
             f" memcpy((unsigned char *)a{k} + {off}, &v, {n}); }}"
         )
     if dictionary:  # the bytes no field describes (a public struct's larger private one): a few words from it
@@ -356,20 +373,23 @@ def _owned(plan: Plan, k: int, p: ParamPlan) -> list[str]:
         out.append(f"        {{ uint64_t w = {TRAP + 64 * t}ULL; memcpy((unsigned char *)a{k} + {off}, &w, 8); }}")
     for i, (off, size, fields, back) in enumerate(p.owned):
         j = first + i
-        ints = [(o, b, int(sg)) for o, kind, b, sg in fields if kind == "int"]
+        ints = [(o, b, int(sg), *_field_dict(plan, o)) for o, kind, b, sg in fields if kind == "int"]
         nulls = [o for o, kind, _, _ in fields if kind == "pointer"]
         bools = [o for o, kind, _, _ in fields if kind == "bool"]
         draw = "sc_rand_int(&r, (int)f[1], (int)f[2])"
         if plan.constants:
             draw = f"(sc_below(&r, 8) == 0 ? sc_dict[sc_below(&r, SC_NDICT)] : {draw})"
+        if plan.field_constants:  # a field the original compares with constants: one of them, one time in two
+            draw = f"(f[4] && sc_below(&r, 2) == 0 ? sc_fdict[f[3] + sc_below(&r, f[4])] : {draw})"
+        rows = ", ".join(f"{{{o}, {b}, {sg}, {st}, {cn}}}" for o, b, sg, st, cn in ints) or "{0, 0, 0, 0, 0}"
         out += [
-            f"        static const uint32_t sc_of{j}[][3] = {{{', '.join(f'{{{o}, {b}, {sg}}}' for o, b, sg in ints) or '{0, 0, 0}'}}};",
+            f"        static const uint32_t sc_of{j}[][5] = {{{rows}}};",
             f"        static const uint32_t sc_op{j}[] = {{{', '.join(map(str, nulls)) or '0'}}};",
             f"        static const uint32_t sc_ob{j}[] = {{{', '.join(map(str, bools)) or '0'}}};",
             f"        unsigned char *c = sc_guard_place(&sc_rg[{j}], {size}, at_start);",
             f"        for (size_t t = 0; t < {size}; t++) c[t] = (unsigned char)sc_next(&r);",
             f"        for (size_t t = 0; t < {len(ints)}; t++) {{ const uint32_t *f = sc_of{j}[t];"
-            f" if (sc_below(&r, 8) != 0) {{ uint64_t v = {draw}; memcpy(c + f[0], &v, f[1] / 8); }} }}",
+            f" if (f[4] || sc_below(&r, 8) != 0) {{ uint64_t v = {draw}; memcpy(c + f[0], &v, f[1] / 8); }} }}",
             f"        for (size_t t = 0; t < {len(bools)}; t++) c[sc_ob{j}[t]] = (unsigned char)(sc_next(&r) & 1);",
             f"        for (size_t t = 0; t < {len(nulls)}; t++) memset(c + sc_op{j}[t], 0, 8);",
         ]
@@ -423,7 +443,7 @@ def _buffer(plan: Plan, k: int, p: ParamPlan, ne: int) -> list[str]:
             f"else if (pat{k} == 0) a{k}[t] = ({et})((t & 1) ? -(int64_t)t : (int64_t)t * 0x10001); "
             f"else {{ {rnd} }} }}"
         )
-        out += _record_fields(k, p, bool(plan.constants))
+        out += _record_fields(k, p, bool(plan.constants), plan)
         if p.null_offsets:
             out.append(f"    sc_nullptrs{k}(a{k});")
         out += _owned(plan, k, p)

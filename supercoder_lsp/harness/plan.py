@@ -102,6 +102,9 @@ class Plan:
     ret: ParamPlan | None  # None for void
     # values the original compares with (asm.constants): a struct's fields are sometimes drawn from them
     constants: tuple[int, ...] = ()
+    # byte offset -> the values compared with the word there (asm.constants.compared_fields): a struct
+    # field at that offset is drawn from them one time in two
+    field_constants: dict[int, tuple[int, ...]] = field(default_factory=dict)
 
 
 def c_int_type(bits: int, signed: bool) -> str:

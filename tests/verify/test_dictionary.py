@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from support import FIXTURES, pipeline_on_rewrites
 
-from supercoder_lsp.asm.constants import compared_constants
+from supercoder_lsp.asm.constants import compared_constants, compared_fields
 
 DICT = FIXTURES / "verify" / "dictionary"
 
@@ -22,5 +22,18 @@ def test_the_constants_of_the_originals_comparisons_are_found():
 def test_a_mode_that_must_be_a_magic_number_is_reached_by_generated_inputs(tmp_path):
     res = pipeline_on_rewrites(tmp_path, DICT / "mode.c", "set_buffer", DICT / "mode_wrong.c", n_random=5000, rounds=6)
     assert res.coverage is not None and res.coverage["generated_percent"] >= 70, res.harness
+    [wrong] = res.candidates
+    assert wrong.reason == "wrong-output", wrong.detail
+
+
+def test_each_field_gets_the_values_it_is_compared_with(tmp_path):
+    assert compared_fields("\tcmpl\t$666, (%rdi)\n\tcmpl\t$2, 4(%rdi)\n\tcmpl\t$5, x(%rip)\n") == {
+        0: (666, 665, 667),
+        4: (2, 1, 3),
+    }
+    res = pipeline_on_rewrites(
+        tmp_path, DICT / "header.c", "set_header", DICT / "header_wrong.c", n_random=5000, rounds=6
+    )
+    assert res.coverage is not None and res.coverage["generated_percent"] == 100, res.harness
     [wrong] = res.candidates
     assert wrong.reason == "wrong-output", wrong.detail
