@@ -51,6 +51,7 @@ class CType:
     # (offset, that struct, the offsets of its back-pointers)
     code_offsets: tuple[int, ...] = ()
     owned: tuple[tuple[int, CType, tuple[int, ...]], ...] = ()
+    code_kinds: tuple[str, ...] = ()  # per function pointer: "alloc" (zalloc), "free" (zfree) or ""
 
     @property
     def pointer_offsets(self) -> tuple[int, ...]:

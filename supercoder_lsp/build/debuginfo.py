@@ -111,8 +111,8 @@ def ctype_of(die, depth: int = 0) -> CType:
     if kind and isinstance(size, int) and size > 0 and "DW_AT_declaration" not in die.attributes:
         fields = _fields(die, 0, 0)
         if fields is not None:
-            code, owned = _members_behind(die) if depth == 1 and kind == "struct" else ((), ())
-            return CType(prefix + shown, "struct", 0, False, None, const, size, tuple(fields), code, owned)
+            code, kinds, owned = _members_behind(die) if depth == 1 and kind == "struct" else ((), (), ())
+            return CType(prefix + shown, "struct", 0, False, None, const, size, tuple(fields), code, owned, kinds)
     return CType(prefix + shown, "other")
 
 
@@ -140,15 +140,31 @@ def _pointing_back(die) -> list:
     return out
 
 
-def _members_behind(die) -> tuple[tuple[int, ...], tuple[tuple[int, CType, tuple[int, ...]], ...]]:
-    """A handle's function-pointer members, and the private structs it owns: a pointer member to a
-    complete struct that has a pointer back to the handle's own type (zlib's z_stream and its state)."""
-    code, owned = [], []
+def _callback_kind(sub) -> str:
+    """What a function-pointer member's type says it is: "alloc" for `void *(*)(void *, unsigned, unsigned)`
+    (zlib's zalloc: opaque, items, size), "free" for `void (*)(void *, void *)` (zfree), else ""."""
+    params = [_strip(_type_of(c)) for c in sub.iter_children() if c.tag == "DW_TAG_formal_parameter"]
+    ret = _strip(_type_of(sub))
+    ptr = [t is not None and t.tag == "DW_TAG_pointer_type" for t in params]
+    ints = [t is not None and t.tag == "DW_TAG_base_type" and _attr(t, "DW_AT_byte_size") == 4 for t in params]
+    if ret is not None and ret.tag == "DW_TAG_pointer_type" and len(params) == 3 and ptr[0] and ints[1] and ints[2]:
+        return "alloc"
+    if ret is None and "DW_AT_type" not in sub.attributes and len(params) == 2 and all(ptr):
+        return "free"
+    return ""
+
+
+def _members_behind(die) -> tuple[tuple[int, ...], tuple[str, ...], tuple[tuple[int, CType, tuple[int, ...]], ...]]:
+    """A handle's function-pointer members (and what each is: _callback_kind), and the private structs it
+    owns: a pointer member to a complete struct that has a pointer back to the handle's own type (zlib's
+    z_stream and its state)."""
+    code, kinds, owned = [], [], []
     for off, target in _direct_pointers(die):
         if target is None:
             continue
         if target.tag == "DW_TAG_subroutine_type":
             code.append(off)
+            kinds.append(_callback_kind(target))
             continue
         if target.tag != "DW_TAG_structure_type":
             continue
@@ -168,7 +184,7 @@ def _members_behind(die) -> tuple[tuple[int, ...], tuple[tuple[int, CType, tuple
                 f"struct {_name(target) or '(anonymous)'}", "struct", 0, False, None, False, size, tuple(fields)
             )
             owned.append((off, child, back))
-    return tuple(code), tuple(owned)
+    return tuple(code), tuple(kinds), tuple(owned)
 
 
 def _strip(die):

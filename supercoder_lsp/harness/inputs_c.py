@@ -362,15 +362,20 @@ TRAP = 0x1000  # where a generated function pointer points: never mapped, so a c
 
 def _owned(plan: Plan, k: int, p: ParamPlan) -> list[str]:
     """C that gives struct parameter k, on three in four random inputs, non-NULL function pointers that
-    crash when called, and the private structs it owns: random bytes, integer fields drawn as the
+    crash when called (where it owns a private struct and has an allocator pair, zlib's zalloc and zfree,
+    those are the harness's malloc and free: deflateCopy allocates its copy with them), and the private
+    structs it owns: random bytes, integer fields drawn as the
     parameter's are, pointer fields NULL but the ones back to it (z_stream's state, whose strm is the
     stream: zlib's deflateStateCheck asks for both)."""
     if not (p.code_offsets or p.owned):
         return []
     first = sum(len(q.owned) for q in plan.params[:k])
     out = [f"    if (pat{k} == 2 && sc_below(&r, 4) != 0) {{"]
+    kinds = dict(zip(p.code_offsets, p.code_kinds))
+    pair = p.owned and sorted(kinds.values()) == ["alloc", "free"]  # a private state's allocator: callable
     for t, off in enumerate(p.code_offsets):
-        out.append(f"        {{ uint64_t w = {TRAP + 64 * t}ULL; memcpy((unsigned char *)a{k} + {off}, &w, 8); }}")
+        w = f"(uint64_t)(uintptr_t)sc_cb_{kinds[off]}" if pair else f"{TRAP + 64 * t}ULL"
+        out.append(f"        {{ uint64_t w = {w}; memcpy((unsigned char *)a{k} + {off}, &w, 8); }}")
     for i, (off, size, fields, back) in enumerate(p.owned):
         j = first + i
         ints = [(o, b, int(sg), *_field_dict(plan, o)) for o, kind, b, sg in fields if kind == "int"]

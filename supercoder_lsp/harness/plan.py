@@ -78,6 +78,7 @@ class ParamPlan:
     null_offsets: tuple[int, ...] = ()  # the struct's pointer fields: NULL on entry, never compared on exit
     fields: tuple[tuple[int, str, int, bool], ...] = ()  # the struct's scalar fields, generated one by one
     code_offsets: tuple[int, ...] = ()  # its function pointers: non-NULL in generated inputs, never callable
+    code_kinds: tuple[str, ...] = ()  # ... but an allocator pair (zalloc, zfree): the harness's malloc and free
     # the private structs it owns, generated behind it with their pointers back to it (z_stream's state):
     # (offset of the pointer, size, every leaf field (offset, kind, bits, signed), back-pointer offsets)
     owned: tuple[tuple[int, int, tuple[tuple[int, str, int, bool], ...], tuple[int, ...]], ...] = ()
@@ -178,6 +179,7 @@ def _record(name: str, t: CType) -> ParamPlan:
         null_offsets=rec.pointer_offsets,
         fields=tuple(f for f in rec.fields if f[1] in ("int", "bool")),
         code_offsets=rec.code_offsets,
+        code_kinds=rec.code_kinds,
         owned=tuple((off, child.size, child.fields, back) for off, child, back in rec.owned),
     )
 

@@ -19,6 +19,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <stdio.h>
+#include <errno.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 extern void *__libc_malloc(size_t);
 extern void *__libc_calloc(size_t, size_t);
@@ -49,12 +52,29 @@ static int sc_heap_forget(void *p) {
     return 0;
 }
 
+/* What one call may hold from malloc at once: past it malloc returns NULL (ENOMEM), as it may anywhere,
+ * instead of growing the heap past its reserve with a system call the sandbox forbids (zlib's
+ * updatewindow allocates 1 << wbits bytes, wbits from a generated state). */
+#define SC_HEAP_CALL_MAX ((size_t)16 << 20)
+static size_t sc_heap_live(void) {
+    size_t t = 0;
+    for (unsigned i = 0; i < sc_nh; i++) t += sc_hn[i];
+    return t;
+}
+static int sc_heap_refuse(size_t n) {
+    if (n <= SC_HEAP_CALL_MAX && sc_heap_live() + n <= SC_HEAP_CALL_MAX) return 0;
+    errno = ENOMEM;
+    return 1;
+}
+
 void *malloc(size_t n) {
+    if (sc_heap_on && sc_heap_refuse(n)) return NULL;
     void *p = __libc_malloc(n);
     if (sc_heap_on && p) { memset(p, SC_HEAP_FILL, n); sc_heap_note(p, n); }
     return p;
 }
 void *calloc(size_t a, size_t b) {
+    if (sc_heap_on && (b && a > SC_HEAP_CALL_MAX / b ? (errno = ENOMEM, 1) : sc_heap_refuse(a * b))) return NULL;
     void *p = __libc_calloc(a, b);
     if (sc_heap_on && p) sc_heap_note(p, a * b);
     return p;
@@ -64,6 +84,7 @@ void *realloc(void *q, size_t n) {
     size_t old = 0;
     int mine = !q;
     for (unsigned i = 0; q && i < sc_nh; i++) if (sc_hb[i] == q) { old = sc_hn[i]; mine = 1; }
+    if (n > old && sc_heap_refuse(n - old)) return NULL;
     void *p = __libc_realloc(q, n);
     if (q && (p || !n)) sc_heap_forget(q); /* moved, or freed (n == 0) */
     if (p) {
@@ -79,6 +100,54 @@ static uint64_t sc_arena_lo, sc_arena_hi; /* the heap's pages (sc_read_maps) */
 static uint64_t sc_foreign[SC_MAXFOREIGN];
 static unsigned sc_nforeign;
 
+/* A handle's allocator pair (zlib's zalloc and zfree: opaque, items, size) in generated private states.
+ * A generated state's sizes and lengths need not agree (a window of 1 << wbits bytes that it copies
+ * more into), so its blocks come from guarded slots, not glibc's heap: each block ends against a
+ * PROT_NONE page, and writing past it crashes that input (skipped) instead of corrupting the heap.
+ * They are tracked and compared like malloc's. */
+#define SC_CB_SMALL 24                  /* slots of 256 KiB */
+#define SC_CB_LARGE 4                   /* slots of 4 MiB */
+#define SC_CB_SLOTS (SC_CB_SMALL + SC_CB_LARGE)
+static unsigned char *sc_cb_base[SC_CB_SLOTS];
+static size_t sc_cb_cap[SC_CB_SLOTS];
+static void *sc_cb_used[SC_CB_SLOTS]; /* the block a slot holds, or NULL */
+
+static void sc_cb_init(void) { /* before the sandbox: mmap and mprotect */
+    long pg = sysconf(_SC_PAGESIZE);
+    for (unsigned i = 0; i < SC_CB_SLOTS; i++) {
+        size_t cap = i < SC_CB_SMALL ? (size_t)256 << 10 : (size_t)4 << 20;
+        unsigned char *m = mmap(NULL, cap + (size_t)pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (m == MAP_FAILED) return;
+        mprotect(m + cap, (size_t)pg, PROT_NONE);
+        sc_cb_base[i] = m; sc_cb_cap[i] = cap;
+    }
+}
+static int sc_cb_slot(const void *p) {
+    for (unsigned i = 0; i < SC_CB_SLOTS; i++)
+        if (p && sc_cb_base[i] && (const unsigned char *)p >= sc_cb_base[i] && (const unsigned char *)p < sc_cb_base[i] + sc_cb_cap[i])
+            return (int)i;
+    return -1;
+}
+static void *__attribute__((unused)) sc_cb_alloc(void *opaque, unsigned items, unsigned size) {
+    (void)opaque;
+    size_t n = (size_t)items * size, r = (n + 15) & ~(size_t)15;
+    for (unsigned i = 0; i < SC_CB_SLOTS; i++)
+        if (sc_cb_base[i] && !sc_cb_used[i] && r <= sc_cb_cap[i]) {
+            void *p = sc_cb_base[i] + sc_cb_cap[i] - r;
+            memset(p, SC_HEAP_FILL, r);
+            sc_cb_used[i] = p;
+            if (sc_heap_on) sc_heap_note(p, n);
+            return p;
+        }
+    return NULL; /* too large, or every slot taken: an allocator may fail */
+}
+/* A block back to where it came from: its slot, or glibc. */
+static void sc_block_free(void *p) {
+    int i = sc_cb_slot(p);
+    if (i >= 0) { if (sc_cb_used[i] == p) sc_cb_used[i] = NULL; return; }
+    __libc_free(p);
+}
+
 void free(void *p) {
     if (sc_heap_on && p && !sc_heap_forget(p)) {
         uint64_t a = (uint64_t)(uintptr_t)p;
@@ -88,12 +157,14 @@ void free(void *p) {
             return;
         }
     }
-    __libc_free(p);
+    sc_block_free(p);
 }
+static void __attribute__((unused)) sc_cb_free(void *opaque, void *p) { (void)opaque; free(p); }
 
 /* Free every block the call left, the last first. */
 static inline void sc_heap_drop(void) {
-    while (sc_nh) __libc_free(sc_hb[--sc_nh]);
+    while (sc_nh) sc_block_free(sc_hb[--sc_nh]);
+    for (unsigned i = 0; i < SC_CB_SLOTS; i++) sc_cb_used[i] = NULL;
     sc_heap_lost = 0;
 }
 /* ... and tracking off. */
@@ -122,6 +193,7 @@ static unsigned sc_nmaps;
 extern char __executable_start[], _end[];
 
 static void sc_read_maps(void) {
+    sc_cb_init();
     FILE *f = fopen("/proc/self/maps", "r");
     char line[512];
     if (!f) return;

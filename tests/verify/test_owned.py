@@ -31,3 +31,12 @@ def test_generated_handles_get_past_the_state_check_and_catch_a_wrong_rewrite(tm
     assert "with the 120-byte struct it owns behind offset 24 (pointing back to it)" in res.harness, res.harness
     [wrong] = res.candidates
     assert wrong.reason == "wrong-output", wrong.detail
+
+
+def test_a_handles_allocator_hooks_are_the_harnesss_malloc_and_free_and_the_copy_is_compared(tmp_path):
+    """deflateCopy-style: the copy allocates its state through source->zalloc (a crash at a trap address
+    before); now the blocks are made, and a copy whose state points back to the wrong handle is caught."""
+    res = pipeline_on_rewrites(tmp_path, OWNED / "copy.c", "handle_copy", OWNED / "copy_wrong.c", n_random=3000)
+    assert res.coverage is not None and res.coverage["missed"] == [29, 30], (res.harness, res.coverage)  # malloc fails
+    [wrong] = res.candidates
+    assert wrong.reason == "wrong-output", wrong.detail
