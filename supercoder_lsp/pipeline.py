@@ -370,6 +370,7 @@ class Pipeline:
             plan, early_timer = harness.plan, None
         with sw("measure"):
             timer = early_timer if early_timer is not None and not support else make_timer(support)
+        timer.s.skip_file = harness.skip_file  # timed on inputs the original completes, as it was checked on
         return harness, timer
 
     def _probed(self, ctx: FileContext, fn: CFunction, plan: Plan, base_obj: Path, fdir: Path) -> Plan:

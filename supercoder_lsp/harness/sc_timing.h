@@ -101,11 +101,32 @@ int main(int argc, char **argv) {
         SU.s.fn[loops[f]] = copies[f];
     }
     sc_input tmp;
+    /* SC_SKIP (the verifier's): generated inputs the original ran out of time on, or never reached within its
+     * budget, are passed over; the same indices as the verifier's (its inputs are drawn by index) */
+    unsigned char *skip = NULL; size_t nskip = 0;
+    const char *skip_path = getenv("SC_SKIP");
+    FILE *sf = skip_path ? fopen(skip_path, "rb") : NULL;
+    if (sf) {
+        if (fseek(sf, 0, SEEK_END) == 0) {
+            long len = ftell(sf);
+            rewind(sf);
+            if (len > 0 && (skip = malloc((size_t)len)) != NULL) nskip = fread(skip, 1, (size_t)len, sf);
+        }
+        fclose(sf);
+    }
+    uint64_t next = SC_NEDGE;
     for (int j = 0; j < SC_M; j++) {
         /* the program's recorded calls where there are any, else random inputs: typical calls, not edge cases */
-        sc_gen(SC_NREC ? SC_NEDGE + SC_NRANDOM + (uint64_t)j % SC_NREC : SC_NEDGE + (uint64_t)j, &tmp);
+        uint64_t idx;
+        if (SC_NREC) idx = SC_NEDGE + SC_NRANDOM + (uint64_t)j % SC_NREC;
+        else {
+            while (next < nskip && skip[next] && next + 1 < SC_NEDGE + SC_NRANDOM) next++;
+            idx = next++;
+        }
+        sc_gen(idx, &tmp);
         for (int f = 0; f < 3; f++) sc_copy_input(&tmp, (sc_input *)&SU.s.slot[loops[f]][j]);
     }
+    free(skip);
     SU.s.m_used = 1;
     static char outbuf[1 << 16];
     setvbuf(stdout, outbuf, _IOFBF, sizeof outbuf);

@@ -131,6 +131,9 @@ class TimingSetup:
     budget_s: float = 6.0  # per alignment; past it, the run stops after 6 rounds
     recorded: RecordedInputs | None = None  # the program's own calls: timed instead of random inputs
     link_flags: tuple[str, ...] = ()  # what the function needs from the rest of the project (libraries)
+    # the verifier's skip list: generated inputs the original runs out of time on, or did not reach within
+    # its budget, are not timed either (a 40 ms call among 1 us ones would be most of every batch)
+    skip_file: Path | None = None
 
 
 class TimingError(RuntimeError):
@@ -181,6 +184,7 @@ class InterleavedTimer:
                 str(self.s.seed + self._runs),
             ],
             timeout=limit,
+            env={"SC_SKIP": str(self.s.skip_file)} if self.s.skip_file is not None else None,
         )
         if r.timed_out:
             raise TimingError(

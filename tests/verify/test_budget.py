@@ -45,3 +45,17 @@ def test_without_a_budget_left_out_nothing_is_said(tmp_path):
     assert res.status == "done", res.detail
     assert "not run" not in res.harness, res.harness
     assert res.candidates[0].inputs_checked >= 2000, claim_basis(res.candidates[0])
+
+
+def test_inputs_the_original_never_finishes_are_not_timed_either(tmp_path):
+    """crc32_combine_op-style: a generated op whose low 32 bits are zero loops forever. The verifier
+    skips those inputs; timing passes over the same ones, so the rewrite gets a speed verdict instead of
+    'a timing run took over 54s'."""
+    res = pipeline_on_rewrites(
+        tmp_path, BUDGET / "hang.c", "mulmod", BUDGET / "hang_same.c", n_random=20_000, proof_budget=0, rounds=12
+    )
+    assert res.status == "done", res.detail
+    assert "skipped: the -O3 original crashes or runs out of time on them" in res.harness, res.harness
+    [same] = res.candidates
+    assert same.timing is not None, same.detail
+    assert same.reason in (None, "not-faster") and "could not be timed" not in same.detail, same.detail
