@@ -34,16 +34,18 @@ static volatile int sc_heap_on;      /* tracking: only while the function under 
 static void *sc_hb[SC_MAXHEAP];      /* its live blocks, in the order it allocated them */
 static size_t sc_hn[SC_MAXHEAP];     /* and their sizes as asked */
 static unsigned sc_nh;
+static size_t sc_heap_bytes;         /* the sum of sc_hn: what the call holds now */
 static int sc_heap_lost;             /* more live blocks than SC_MAXHEAP: not all can be compared or freed */
 
 static void sc_heap_note(void *p, size_t n) {
     if (!p) return;
-    if (sc_nh < SC_MAXHEAP) { sc_hb[sc_nh] = p; sc_hn[sc_nh++] = n; }
+    if (sc_nh < SC_MAXHEAP) { sc_hb[sc_nh] = p; sc_hn[sc_nh++] = n; sc_heap_bytes += n; }
     else sc_heap_lost = 1;
 }
 static int sc_heap_forget(void *p) {
     for (unsigned i = sc_nh; i-- > 0;)
         if (sc_hb[i] == p) {
+            sc_heap_bytes -= sc_hn[i];
             memmove(sc_hb + i, sc_hb + i + 1, (sc_nh - i - 1) * sizeof *sc_hb);
             memmove(sc_hn + i, sc_hn + i + 1, (sc_nh - i - 1) * sizeof *sc_hn);
             sc_nh--;
@@ -56,13 +58,8 @@ static int sc_heap_forget(void *p) {
  * instead of growing the heap past its reserve with a system call the sandbox forbids (zlib's
  * updatewindow allocates 1 << wbits bytes, wbits from a generated state). */
 #define SC_HEAP_CALL_MAX ((size_t)16 << 20)
-static size_t sc_heap_live(void) {
-    size_t t = 0;
-    for (unsigned i = 0; i < sc_nh; i++) t += sc_hn[i];
-    return t;
-}
 static int sc_heap_refuse(size_t n) {
-    if (n <= SC_HEAP_CALL_MAX && sc_heap_live() + n <= SC_HEAP_CALL_MAX) return 0;
+    if (n <= SC_HEAP_CALL_MAX && sc_heap_bytes + n <= SC_HEAP_CALL_MAX) return 0;
     errno = ENOMEM;
     return 1;
 }
@@ -164,6 +161,7 @@ static void __attribute__((unused)) sc_cb_free(void *opaque, void *p) { (void)op
 /* Free every block the call left, the last first. */
 static inline void sc_heap_drop(void) {
     while (sc_nh) sc_block_free(sc_hb[--sc_nh]);
+    sc_heap_bytes = 0;
     for (unsigned i = 0; i < SC_CB_SLOTS; i++) sc_cb_used[i] = NULL;
     sc_heap_lost = 0;
 }

@@ -103,17 +103,8 @@ int main(int argc, char **argv) {
     sc_input tmp;
     /* SC_SKIP (the verifier's): generated inputs the original ran out of time on, or never reached within its
      * budget, are passed over; the same indices as the verifier's (its inputs are drawn by index) */
-    unsigned char *skip = NULL; size_t nskip = 0;
-    const char *skip_path = getenv("SC_SKIP");
-    FILE *sf = skip_path ? fopen(skip_path, "rb") : NULL;
-    if (sf) {
-        if (fseek(sf, 0, SEEK_END) == 0) {
-            long len = ftell(sf);
-            rewind(sf);
-            if (len > 0 && (skip = malloc((size_t)len)) != NULL) nskip = fread(skip, 1, (size_t)len, sf);
-        }
-        fclose(sf);
-    }
+    size_t nskip;
+    unsigned char *skip = sc_load_skip(&nskip);
     uint64_t next = SC_NEDGE;
     for (int j = 0; j < SC_M; j++) {
         /* the program's recorded calls where there are any, else random inputs: typical calls, not edge cases */

@@ -56,22 +56,14 @@ static unsigned sc_input_ms = 1000; /* an input runs out of time after one to tw
 static int sc_mode;
 static uint64_t sc_timeouts; /* inputs of this run that ran out of time */
 static unsigned char *sc_skip; /* SC_SKIP: one byte per input, 1 where the -O3 original ran out of time */
-static uint64_t sc_nskip;
+static size_t sc_nskip;
 static int sc_only_recorded; /* SC_ONLY_RECORDED: the generated inputs break the original's harness */
 
 /* Inputs on which the original ran out of time are not compared: not run again either, each would cost
  * the time limit again. Their record is the original's (timed out, no result). Read before the sandbox. */
 static void sc_read_skip(void) {
     sc_only_recorded = getenv("SC_ONLY_RECORDED") != NULL;
-    const char *path = getenv("SC_SKIP");
-    FILE *f = path ? fopen(path, "rb") : NULL;
-    if (!f) return;
-    if (fseek(f, 0, SEEK_END) == 0) {
-        long m = ftell(f);
-        rewind(f);
-        if (m > 0 && (sc_skip = malloc((size_t)m)) != NULL) sc_nskip = fread(sc_skip, 1, (size_t)m, f);
-    }
-    fclose(f);
+    sc_skip = sc_load_skip(&sc_nskip);
 }
 static char *sc_gdata_init, *sc_gbss_init, *sc_fdata_init, *sc_fbss_init;
 
