@@ -26,6 +26,12 @@ class Range:
     end: Position
 
 
+# A private struct behind a handle (CType.owned): the offset of the handle's pointer to it, the struct, the
+# offsets of its pointers back to the handle, and its pointers to plain data: (offset, element size, the
+# offset and count of its own array of that element, or 0, 0), from build/debuginfo.py _data_pointers
+Owned = tuple[int, "CType", tuple[int, ...], tuple[tuple[int, int, int, int], ...]]
+
+
 @dataclass(frozen=True)
 class CType:
     """A C type reduced to what the harness needs.
@@ -48,9 +54,9 @@ class CType:
     fields: tuple[tuple[int, str, int, bool], ...] = ()
     # a parameter's struct only: its direct pointer members that hold code (function pointers), and those
     # that point to a private struct pointing back to it (z_stream's `state`, whose `strm` is the stream):
-    # (offset, that struct, the offsets of its back-pointers)
+    # (Owned, above)
     code_offsets: tuple[int, ...] = ()
-    owned: tuple[tuple[int, CType, tuple[int, ...]], ...] = ()
+    owned: tuple[Owned, ...] = ()
     code_kinds: tuple[str, ...] = ()  # per function pointer: "alloc" (zalloc), "free" (zfree) or ""
 
     @property

@@ -51,6 +51,24 @@ _LOAD = re.compile(r"^\s*mov(?:abs)?[lq]?\s+\$(-?(?:0x[0-9a-fA-F]+|\d+))\s*,\s*%
 _REG_COMPARE = re.compile(r"^\s*cmp([bwlq]?)\s+%(\w+)\s*,\s*(-?(?:0x[0-9a-fA-F]+|\d+))?\(%(\w+)\)")
 
 
+# a range check of a field (zlib's inflateStateCheck: mode < HEAD || mode > SYNC): the field loaded into a
+# register, less a constant (`leal -16180(%rsi), %ecx` or `subl $16180, %esi`), compared unsigned with
+# the range's width (`cmpl $31, %ecx`)
+_FIELD_LOAD = re.compile(r"^\s*mov(?:[sz]\w*|[bwlq])?\s+(-?(?:0x[0-9a-fA-F]+|\d+))?\(%(\w+)\)\s*,\s*%(\w+)\s*$")
+_LEA_BIAS = re.compile(r"^\s*lea[lq]?\s+(-?(?:0x[0-9a-fA-F]+|\d+))\(%(\w+)\)\s*,\s*%(\w+)\s*$")
+_SUB_BIAS = re.compile(r"^\s*sub[lq]?\s+\$(-?(?:0x[0-9a-fA-F]+|\d+))\s*,\s*%(\w+)\s*$")
+_RANGE_COMPARE = re.compile(r"^\s*cmp[lq]?\s+\$(0x[0-9a-fA-F]+|\d+)\s*,\s*%(\w+)\s*$")
+
+
+def _reg(name: str) -> str:
+    """A register's 64-bit name: %esi and %rsi, %r8d and %r8 are one register."""
+    if re.fullmatch(r"r\d+[dwb]?", name):
+        return name.rstrip("dwb")
+    if len(name) == 3 and name[0] in "er":
+        return "r" + name[1:]
+    return "r" + name if len(name) == 2 else name
+
+
 def compared_fields(asm: str) -> dict[int, tuple[int, ...]]:
     """Byte offset -> the constants compared with the word at that offset from a register (not %rip:
     a global), each with one below and one above, small ones included; at most MOST_PER_FIELD each.
@@ -70,8 +88,21 @@ def compared_fields(asm: str) -> dict[int, tuple[int, ...]]:
         if m.group(3) != "rip":
             add(int(m.group(2) or "0", 0), int(m.group(1), 0))
     loaded: dict[str, int] = {}
+    field_in: dict[str, int] = {}  # register -> the offset of the field it was loaded from
+    biased: dict[str, tuple[int, int]] = {}  # register -> (field offset, C) for field - C
     for line in asm.splitlines():
         ld, cmp = _LOAD.match(line), _REG_COMPARE.match(line)
+        fl, lea, sub, rng = (r.match(line) for r in (_FIELD_LOAD, _LEA_BIAS, _SUB_BIAS, _RANGE_COMPARE))
+        if fl and fl.group(2) != "rip":
+            field_in[_reg(fl.group(3))] = int(fl.group(1) or "0", 0)
+        elif lea and _reg(lea.group(2)) in field_in:
+            biased[_reg(lea.group(3))] = (field_in[_reg(lea.group(2))], -int(lea.group(1), 0))
+        elif sub and _reg(sub.group(2)) in field_in:
+            biased[_reg(sub.group(2))] = (field_in[_reg(sub.group(2))], int(sub.group(1), 0))
+        elif rng and _reg(rng.group(2)) in biased:  # a range check: C <= field <= C + K
+            off, c = biased[_reg(rng.group(2))]
+            add(off, c)
+            add(off, c + int(rng.group(1), 0))
         if ld:
             loaded[ld.group(2)] = int(ld.group(1), 0)
         elif cmp and cmp.group(2) in loaded and cmp.group(4) != "rip":

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from elftools.elf.elffile import ELFFile
 
-from ..model import BuildConfig, CType, Param, Signature
+from ..model import BuildConfig, CType, Owned, Param, Signature
 from .compile import run_tool
 from .flags import clean_flags
 
@@ -154,11 +154,13 @@ def _callback_kind(sub) -> str:
     return ""
 
 
-def _members_behind(die) -> tuple[tuple[int, ...], tuple[str, ...], tuple[tuple[int, CType, tuple[int, ...]], ...]]:
+def _members_behind(die) -> tuple[tuple[int, ...], tuple[str, ...], tuple[Owned, ...]]:
     """A handle's function-pointer members (and what each is: _callback_kind), and the private structs it
     owns: a pointer member to a complete struct that has a pointer back to the handle's own type (zlib's
     z_stream and its state)."""
-    code, kinds, owned = [], [], []
+    code: list[int] = []
+    kinds: list[str] = []
+    owned: list[Owned] = []
     for off, target in _direct_pointers(die):
         if target is None:
             continue
@@ -183,8 +185,35 @@ def _members_behind(die) -> tuple[tuple[int, ...], tuple[str, ...], tuple[tuple[
             child = CType(
                 f"struct {_name(target) or '(anonymous)'}", "struct", 0, False, None, False, size, tuple(fields)
             )
-            owned.append((off, child, back))
+            owned.append((off, child, back, _data_pointers(target)))
     return tuple(code), tuple(kinds), tuple(owned)
+
+
+_DATA = ("DW_TAG_base_type", "DW_TAG_enumeration_type", "DW_TAG_structure_type", "DW_TAG_union_type")
+
+
+def _data_pointers(die) -> tuple[tuple[int, int, int, int], ...]:
+    """A private struct's direct pointer members to plain data (scalars, or structs with no pointers in
+    them): zlib's window, pending_buf and sym_buf, inflate's `code *next`. Each as (its offset, the size of
+    what it points to, and an array of the struct's own of that type that it may point into: its offset
+    and element count, or 0, 0): inflate_state's next points into its own codes[]."""
+    arrays: dict[int, tuple[int, int]] = {}
+    for m in die.iter_children():
+        t = _strip(_type_of(m)) if m.tag == "DW_TAG_member" else None
+        loc = _attr(m, "DW_AT_data_member_location")
+        if t is not None and t.tag == "DW_TAG_array_type" and isinstance(loc, int):
+            elem, count = _strip(_type_of(t)), _count(t)
+            if elem is not None and count:
+                arrays.setdefault(elem.offset, (loc, count))
+    out = []
+    for off, target in _direct_pointers(die):
+        if target is None or target.tag not in _DATA:
+            continue
+        size, fields = _byte_size(target), _fields(target, 0, 0)
+        if not size or fields is None or any(kind == "pointer" for _, kind, _, _ in fields):
+            continue
+        out.append((off, size, *arrays.get(target.offset, (0, 0))))
+    return tuple(out)
 
 
 def _strip(die):

@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
-from .plan import ParamPlan, Plan
+from .plan import OWNED_DATA, OwnedPlan, ParamPlan, Plan
 from .recorded import RecordedInputs, render_replay
 
 EDGE_CAP = 50_000
@@ -353,8 +353,32 @@ def _record_fields(k: int, p: ParamPlan, dictionary: bool, plan: Plan | None = N
 
 
 def _owned_sizes(plan: Plan) -> list[int]:
-    """The size of every private struct generated behind a parameter, in region order."""
-    return [size for p in plan.params for _, size, _, _ in p.owned]
+    """The size of every region generated behind the parameters, in region order: each private struct,
+    then the data buffer of each one that has data pointers."""
+    owned = [o for p in plan.params for o in p.owned]
+    return [o.size for o in owned] + [OWNED_DATA for o in owned if o.data]
+
+
+def _data_pointers(j: int, d: int, o: OwnedPlan) -> list[str]:
+    """C that points private struct j's data pointers (`c`) into region d, OWNED_DATA random bytes, or,
+    where the struct has an array of what they point to, into that (inflate's next into its codes[]): at
+    the start, a few elements in, anywhere; one in eight NULL. One buffer for all of them, so the
+    original's comparisons between them (deflatePrime's sym_buf < pending_out + 8) do not depend on
+    where buffers lie."""
+    rows = ", ".join(f"{{{off}, {size}, {aoff}, {count}}}" for off, size, aoff, count in o.data)
+    return [
+        f"        static const uint32_t sc_od{j}[][4] = {{{rows}}};",
+        f"        unsigned char *dd = sc_guard_place(&sc_rg[{d}], {OWNED_DATA}, at_start);",
+        f"        for (size_t t = 0; t < {OWNED_DATA // 8}; t++) {{ uint64_t w = sc_next(&r); memcpy(dd + 8 * t, &w, 8); }}",
+        f"        for (size_t t = 0; t < {len(o.data)}; t++) {{ const uint32_t *f = sc_od{j}[t];"
+        " uint64_t k = sc_below(&r, 8), n = "
+        + str(OWNED_DATA)
+        + " / f[1], e = k < 3 ? 0 : k < 5 ? sc_below(&r, n < 256 ? n : 256) : sc_below(&r, n);"
+        " unsigned char *q = dd + e * f[1];"
+        " if (f[3]) q = c + f[2] + f[1] * (k < 3 ? 0 : sc_below(&r, f[3]));"
+        " if (k == 7) q = 0; memcpy(c + f[0], &q, 8); }",
+        f"        in->rp[{d}] = dd; in->rlen[{d}] = {OWNED_DATA}; in->ra[{d}] = 0; if (in->nr < {d + 1}) in->nr = {d + 1};",
+    ]
 
 
 TRAP = 0x1000  # where a generated function pointer points: never mapped, so a call of it crashes
@@ -370,17 +394,18 @@ def _owned(plan: Plan, k: int, p: ParamPlan) -> list[str]:
     if not (p.code_offsets or p.owned):
         return []
     first = sum(len(q.owned) for q in plan.params[:k])
+    data = sum(len(q.owned) for q in plan.params) + sum(1 for q in plan.params[:k] for o in q.owned if o.data)
     out = [f"    if (pat{k} == 2 && sc_below(&r, 4) != 0) {{"]
     kinds = dict(zip(p.code_offsets, p.code_kinds))
     pair = p.owned and sorted(kinds.values()) == ["alloc", "free"]  # a private state's allocator: callable
     for t, off in enumerate(p.code_offsets):
         w = f"(uint64_t)(uintptr_t)sc_cb_{kinds[off]}" if pair else f"{TRAP + 64 * t}ULL"
         out.append(f"        {{ uint64_t w = {w}; memcpy((unsigned char *)a{k} + {off}, &w, 8); }}")
-    for i, (off, size, fields, back) in enumerate(p.owned):
-        j = first + i
-        ints = [(o, b, int(sg), *_field_dict(plan, o)) for o, kind, b, sg in fields if kind == "int"]
-        nulls = [o for o, kind, _, _ in fields if kind == "pointer"]
-        bools = [o for o, kind, _, _ in fields if kind == "bool"]
+    for i, owned in enumerate(p.owned):
+        j, off, size, back = first + i, owned.offset, owned.size, owned.back
+        ints = [(o, b, int(sg), *_field_dict(plan, o)) for o, kind, b, sg in owned.fields if kind == "int"]
+        nulls = [o for o, kind, _, _ in owned.fields if kind == "pointer"]
+        bools = [o for o, kind, _, _ in owned.fields if kind == "bool"]
         draw = "sc_rand_int(&r, (int)f[1], (int)f[2])"
         if plan.constants:
             draw = f"(sc_below(&r, 8) == 0 ? sc_dict[sc_below(&r, SC_NDICT)] : {draw})"
@@ -398,6 +423,9 @@ def _owned(plan: Plan, k: int, p: ParamPlan) -> list[str]:
             f"        for (size_t t = 0; t < {len(bools)}; t++) c[sc_ob{j}[t]] = (unsigned char)(sc_next(&r) & 1);",
             f"        for (size_t t = 0; t < {len(nulls)}; t++) memset(c + sc_op{j}[t], 0, 8);",
         ]
+        if owned.data:
+            out += _data_pointers(j, data, owned)
+            data += 1
         out += [f"        memcpy(c + {b}, &a{k}, 8);" for b in back]
         out += [
             f"        memcpy((unsigned char *)a{k} + {off}, &c, 8);",

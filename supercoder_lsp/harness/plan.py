@@ -60,6 +60,23 @@ MAX_INT_REGS = 6
 MAX_SSE_REGS = 8
 
 
+@dataclass(frozen=True)
+class OwnedPlan:
+    """A private struct generated behind a handle, with its pointers back to it (z_stream's state)."""
+
+    offset: int  # of the handle's pointer to it
+    size: int
+    fields: tuple[tuple[int, str, int, bool], ...]  # every leaf: (offset, kind, bits, signed)
+    back: tuple[int, ...]  # offsets of its pointers back to the handle
+    # its pointers to plain data (zlib's window, pending_buf, sym_buf): (offset, element size, offset and
+    # element count of its own array they may point into, or 0, 0); they point into one buffer of
+    # OWNED_DATA bytes, so comparing two of them does not depend on where buffers lie
+    data: tuple[tuple[int, int, int, int], ...] = ()
+
+
+OWNED_DATA = 64 << 10  # bytes of the buffer an owned struct's data pointers point into (a 32 KiB window, twice)
+
+
 @dataclass
 class ParamPlan:
     name: str
@@ -79,9 +96,7 @@ class ParamPlan:
     fields: tuple[tuple[int, str, int, bool], ...] = ()  # the struct's scalar fields, generated one by one
     code_offsets: tuple[int, ...] = ()  # its function pointers: non-NULL in generated inputs, never callable
     code_kinds: tuple[str, ...] = ()  # ... but an allocator pair (zalloc, zfree): the harness's malloc and free
-    # the private structs it owns, generated behind it with their pointers back to it (z_stream's state):
-    # (offset of the pointer, size, every leaf field (offset, kind, bits, signed), back-pointer offsets)
-    owned: tuple[tuple[int, int, tuple[tuple[int, str, int, bool], ...], tuple[int, ...]], ...] = ()
+    owned: tuple[OwnedPlan, ...] = ()  # the private structs it owns, generated behind it (z_stream's state)
     # an array with no length parameter: a fixed length, to be probed (as much as the original touches)
     probe: bool = False
     probed: bool = False  # its fixed length came from probing the -O3 original on guard-paged buffers
@@ -180,7 +195,7 @@ def _record(name: str, t: CType) -> ParamPlan:
         fields=tuple(f for f in rec.fields if f[1] in ("int", "bool")),
         code_offsets=rec.code_offsets,
         code_kinds=rec.code_kinds,
-        owned=tuple((off, child.size, child.fields, back) for off, child, back in rec.owned),
+        owned=tuple(OwnedPlan(off, child.size, child.fields, back, data) for off, child, back, data in rec.owned),
     )
 
 
@@ -393,8 +408,13 @@ def describe(plan: Plan) -> str:
                 parts.append(f"{p.name}: one {what} (NULL, or where the program's call had it point)")
             else:
                 owns = "".join(
-                    f", with the {size}-byte struct it owns behind offset {off} (pointing back to it)"
-                    for off, size, _, _ in p.owned
+                    f", with the {o.size}-byte struct it owns behind offset {o.offset} (pointing back to it"
+                    + (
+                        f"; its {len(o.data)} data pointer(s) into one {OWNED_DATA >> 10} KiB buffer or its own arrays)"
+                        if o.data
+                        else ")"
+                    )
+                    for o in p.owned
                 )
                 parts.append(f"{p.name}: one {what} ({p.max_len} bytes, fields random{nulls}{owns})")
         elif p.role == "array" and p.length_param is None:

@@ -346,14 +346,19 @@ class FunctionHarness:
         good_recorded = sum(1 for i in range(first_recorded, self.n_inputs) if not a.failed(i)) - sum(
             1 for i in moved if i >= first_recorded and not a.failed(i)
         )
-        if generated and not good_recorded:
+        # a private state's data pointers all point into one generated buffer; where the original runs past
+        # its end (pending_buf[pending] near the end), the input is left out, as long as most are not
+        owned_data = any(o.data for p in self.plan.params for o in p.owned)
+        good_generated = sum(1 for i in range(first_recorded) if not a.failed(i))
+        if generated and not good_recorded and not (owned_data and 4 * len(generated) <= good_generated):
             raise RuntimeError(
                 f"the -O3 original's result on generated input {generated[0]} {READS_PAST}: it "
                 "reads or writes memory outside the inputs the harness gives it (a struct that is really "
                 "an array, a pointer field the harness sets to NULL); give program tests with --tests DIR"
             )
         # where the program's own calls run whole, they are the function's domain: a generated input it
-        # reads past (a NULL pointer field plus an offset) is left out and counted, as a crash is
+        # reads past (a NULL pointer field plus an offset) is left out and counted, as a crash is; so is
+        # one that runs past the buffer a generated private state's data pointers point into
         self.outside_generated = len(generated)
         for i in moved:
             self.skipped += not a.failed(i)

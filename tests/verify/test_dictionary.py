@@ -37,3 +37,11 @@ def test_each_field_gets_the_values_it_is_compared_with(tmp_path):
     assert res.coverage is not None and res.coverage["generated_percent"] == 100, res.harness
     [wrong] = res.candidates
     assert wrong.reason == "wrong-output", wrong.detail
+
+
+def test_a_field_checked_against_a_range_gets_both_ends():
+    """zlib's inflateStateCheck, `mode < HEAD || mode > SYNC`, as gcc -O3 writes it: the field less HEAD,
+    compared unsigned with SYNC - HEAD. Random fields never land in [16180, 16211]."""
+    asm = "\tmovl\t8(%rdx), %esi\n\tleal\t-16180(%rsi), %ecx\n\tcmpl\t$31, %ecx\n\tja\t.L49\n"
+    assert compared_fields(asm) == {8: (16180, 16179, 16181, 16211, 16210, 16212)}
+    assert compared_fields("\tmovzwl\t4(%rdi), %eax\n\tsubl\t$7, %eax\n\tcmpl\t$3, %eax\n") == {4: (7, 6, 8, 10, 9, 11)}

@@ -21,14 +21,14 @@ def test_the_private_state_behind_an_opaque_pointer_is_found_in_the_types(tmp_pa
     [h, _, _] = compiled_functions(tmp_path / "d.o")["handle_pending"].signature.params
     t = h.type.pointee
     assert t is not None and t.code_offsets == (32, 40)  # zalloc, zfree
-    [(off, state, back)] = t.owned
+    [(off, state, back, _)] = t.owned
     assert (off, state.text, back) == (24, "struct private_state", (0,))
 
 
 def test_generated_handles_get_past_the_state_check_and_catch_a_wrong_rewrite(tmp_path):
     res = pipeline_on_rewrites(tmp_path, OWNED / "handle.c", "handle_pending", OWNED / "handle_wrong.c", n_random=3000)
     assert res.coverage is not None and res.coverage["generated_percent"] == 100, res.harness
-    assert "with the 120-byte struct it owns behind offset 24 (pointing back to it)" in res.harness, res.harness
+    assert "with the 120-byte struct it owns behind offset 24 (pointing back to it;" in res.harness, res.harness
     [wrong] = res.candidates
     assert wrong.reason == "wrong-output", wrong.detail
 
@@ -38,5 +38,51 @@ def test_a_handles_allocator_hooks_are_the_harnesss_malloc_and_free_and_the_copy
     before); now the blocks are made, and a copy whose state points back to the wrong handle is caught."""
     res = pipeline_on_rewrites(tmp_path, OWNED / "copy.c", "handle_copy", OWNED / "copy_wrong.c", n_random=3000)
     assert res.coverage is not None and res.coverage["missed"] == [29, 30], (res.harness, res.coverage)  # malloc fails
+    [wrong] = res.candidates
+    assert wrong.reason == "wrong-output", wrong.detail
+
+
+def test_a_private_states_data_pointers_are_found_in_the_types(tmp_path):
+    """window_state's window and pending buffers point to bytes; `next` points to a code, and the state
+    has its own array of them (inflate_state's codes[]): it points into that."""
+    compile_debug_object(OWNED / "window.c", resolve(OWNED / "window.c"), tmp_path / "d.o")
+    [h, _, _] = compiled_functions(tmp_path / "d.o")["window_dictionary"].signature.params
+    assert h.type.pointee is not None
+    [(_, _, _, data)] = h.type.pointee.owned
+    assert data == ((24, 1, 0, 0), (32, 1, 0, 0), (40, 1, 0, 0), (48, 1, 0, 0), (80, 4, 88, 96))
+
+
+def test_a_window_in_the_private_state_is_generated_and_a_copy_wrong_once_it_wraps_is_caught(tmp_path):
+    """inflateGetDictionary-style: the window's two parts copied out; with the window NULL (before) the
+    copy never ran (25% of the lines)."""
+    res = pipeline_on_rewrites(
+        tmp_path, OWNED / "window.c", "window_dictionary", OWNED / "window_dictionary_wrong.c", n_random=3000
+    )
+    assert res.coverage is not None and res.coverage["generated_percent"] == 100, res.harness
+    assert "its 5 data pointer(s) into one 64 KiB buffer or its own arrays" in res.harness, res.harness
+    [wrong] = res.candidates
+    assert wrong.reason == "wrong-output", wrong.detail
+
+
+def test_pointers_compared_with_each_other_point_into_one_buffer(tmp_path):
+    """deflatePrime-style: `sym_buf < pending_out + 8` compares two of the state's pointers; in one buffer
+    that does not depend on where buffers lie, so the inputs get past it, and a rewrite that writes at
+    pending_out instead of pending_buf is caught."""
+    res = pipeline_on_rewrites(tmp_path, OWNED / "window.c", "window_prime", OWNED / "window_prime_wrong.c")
+    assert res.coverage is not None and res.coverage["generated_percent"] == 100, res.harness
+    assert "with the 472-byte struct it owns" in res.harness, res.harness  # not a probed array of bytes
+    [wrong] = res.candidates
+    assert wrong.reason == "wrong-output", wrong.detail
+
+
+def test_a_pointer_into_the_states_own_table_is_compared_by_where_it_points(tmp_path):
+    """inflateCodesUsed-style: next - codes. next points into the state's own codes[] (NULL on some inputs:
+    those are left out, NULL - codes depends on where the state lies); a rewrite off by one at one entry
+    is caught."""
+    res = pipeline_on_rewrites(
+        tmp_path, OWNED / "window.c", "window_codes_used", OWNED / "window_codes_used_wrong.c", n_random=3000
+    )
+    assert res.coverage is not None and res.coverage["generated_percent"] == 100, res.harness
+    assert "generated inputs left out" in res.harness, res.harness
     [wrong] = res.candidates
     assert wrong.reason == "wrong-output", wrong.detail
