@@ -208,6 +208,13 @@ def render_inputs(
             out.append(f"    in->fv[{k}] = edge ? sc_edge{k}[e{k}] : {rnd};")
         else:
             out += _buffer(plan, k, p, ne)
+    for k, p in enumerate(ps):  # a length passed by pointer: the buffer's capacity, or less (one in four)
+        if p.capacity_of is not None:
+            i, et = p.capacity_of, p.element.ctype
+            out.append(
+                f"    if (in->len[{k}]) {{ uint64_t v = sc_below(&r, 4) == 0 ? sc_below(&r, in->len[{i}] + 1)"
+                f" : in->len[{i}]; (({et} *)in->pv[{k}])[0] = ({et})v; }}"
+            )
     out += _aliasing(plan)
     if _owned_sizes(plan):  # a struct generated with what it owns: compared as a deep call is (its words
         # from each buffer's start: where the buffer lies, at the start or the end of its pages, changes nothing)

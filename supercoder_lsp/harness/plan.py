@@ -58,6 +58,7 @@ DEFAULT_MAX_STRING = 1024
 PROBE_MAX = 4096  # elements of an array with no length parameter, until probing says how many it touches
 MAX_INT_REGS = 6
 MAX_SSE_REGS = 8
+MAX_STACK_WORDS = 8  # the trampoline's (verify/tramp.S) slots for them
 
 
 @dataclass(frozen=True)
@@ -89,6 +90,10 @@ class ParamPlan:
     elem: ParamPlan | None = None  # element plan of an array
     length_of: list[int] = field(default_factory=list)  # for role "length": the arrays it sizes
     length_param: int | None = None  # for role "array": index of its length param
+    # a length passed by pointer (zlib's compress(dest, uLongf *destLen, ...): *destLen is dest's capacity
+    # on entry): for that array, the index of the pointer; for the pointer, the index of the array
+    capacity_param: int | None = None
+    capacity_of: int | None = None
     max_len: int = DEFAULT_MAX_LEN
     restrict: bool = False  # a `restrict` pointer: never given memory that overlaps another parameter's
     record: str = ""  # for a pointer to one struct: its type; the "array" is its bytes, of fixed length
@@ -239,14 +244,33 @@ def _pointer_return(t: CType) -> ParamPlan | None:
     return ParamPlan("return", role, "const void *", 64, False, elem=elem, max_len=n)
 
 
+def _whose_length(length: str) -> str | None:
+    """Whose length a name says it is: "src" for src_len, "dest" for destLen; None for plain `n`."""
+    m = re.match(r"^(.+?)_?(len|length|size|count|num|sz|cap|capacity)$", length, re.I)
+    return m[1].lower().rstrip("_") if m else None
+
+
 def _length_of_another(length: str, pointer: str) -> bool:
     """Whether a length's name says whose length it is, and that is not `pointer`: stream_size is not
     the length of version; src_len is the length of src (or of srcbuf)."""
-    m = re.match(r"^(.+?)_?(len|length|size|count|num|sz|cap|capacity)$", length, re.I)
-    if not m:
-        return False
-    whose, ptr = m[1].lower().rstrip("_"), pointer.lower()
-    return not (ptr.startswith(whose) or whose.startswith(ptr))
+    whose, ptr = _whose_length(length), pointer.lower()
+    return whose is not None and not (ptr.startswith(whose) or whose.startswith(ptr))
+
+
+def _capacities(plans: list[ParamPlan], pointers: list[int]) -> None:
+    """Pair each buffer with a length passed by pointer that names it (dest and uLongf *destLen): the
+    harness sets *destLen to dest's generated length, as a caller gives its capacity."""
+    for j in pointers:
+        q = plans[j]
+        if q.role != "array" or q.element.role != "int" or q.record:
+            continue
+        whose = _whose_length(q.name)
+        for i in pointers:
+            p = plans[i]
+            if i != j and whose and p.name.lower() == whose and p.capacity_param is None and p.role == "array":
+                p.capacity_param, q.capacity_of = j, i
+                q.probe, q.lo, q.hi, q.max_len = False, 1, 1, 1
+                break
 
 
 def make_plan(sig: Signature | None, bounds: dict | None = None) -> Plan:
@@ -300,10 +324,14 @@ def make_plan(sig: Signature | None, bounds: dict | None = None) -> Plan:
     # Give every array a length parameter: by name first, else the next integer parameter,
     # else the length another array already has (dst, src, n: both sized by n).
     taken: set[int] = set()
+    _capacities(plans, pointers)
     for i in pointers:
         p = plans[i]
-        if p.record:
-            continue  # one struct: its size is its length
+        if p.record or p.capacity_of is not None:
+            continue  # one struct: its size is its length; a length passed by pointer: one element
+        if p.capacity_param is not None:  # its length is the value behind that pointer
+            p.lo = p.lo or 0
+            continue
         ints = [j for j, q in enumerate(plans) if q.role == "int" and j not in taken]
         if p.role == "cstring":  # zlib's deflateInit_(strm, level, version, stream_size): not version's length
             ints = [j for j in ints if not _length_of_another(plans[j].name, p.name)]
@@ -348,11 +376,23 @@ def make_plan(sig: Signature | None, bounds: dict | None = None) -> Plan:
         if err:
             return Plan(False, err, [], ret)
         p.user_bounded = True
-    n_int = sum(1 for p in plans if p.role != "float")
-    n_sse = sum(1 for p in plans if p.role == "float")
-    if n_int > MAX_INT_REGS or n_sse > MAX_SSE_REGS:
-        return Plan(False, "arguments passed on the stack are not supported by the generated harness", [], ret)
+    if stack_words(plans) > MAX_STACK_WORDS:
+        return Plan(
+            False,
+            f"over {MAX_STACK_WORDS} arguments passed on the stack are not supported by the generated harness; "
+            "give program tests with --tests DIR",
+            [],
+            ret,
+        )
     return Plan(True, "", plans, ret)
+
+
+def stack_words(params: list[ParamPlan]) -> int:
+    """How many 8-byte words of arguments the caller passes on the stack (System V: past 6 integer and
+    8 SSE registers; zlib's deflateInit2_ has 8 parameters, 2 of them there)."""
+    n_int = sum(1 for p in params if p.role != "float")
+    n_sse = sum(1 for p in params if p.role == "float")
+    return max(0, n_int - MAX_INT_REGS) + max(0, n_sse - MAX_SSE_REGS)
 
 
 def grow_records(plan: Plan) -> Plan | None:
@@ -417,6 +457,13 @@ def describe(plan: Plan) -> str:
                     for o in p.owned
                 )
                 parts.append(f"{p.name}: one {what} ({p.max_len} bytes, fields random{nulls}{owns})")
+        elif p.capacity_param is not None:
+            parts.append(
+                f"{p.name}: array of {p.element.ctype}, length {p.lo or 0}..{p.max_len}, "
+                f"given as *{plan.params[p.capacity_param].name}"
+            )
+        elif p.capacity_of is not None:
+            continue
         elif p.role == "array" and p.length_param is None:
             how = (
                 "as much as the -O3 original touches (probed with guard pages)"

@@ -49,6 +49,7 @@ MAX_BLOB = 16 << 20  # bytes of all of them
 REGION_CAP = 64 << 10  # bytes of one region a struct's pointers reach, at most
 MAX_REGIONS = 32  # regions of one record
 GPR = (22, 21, 20, 19, 18, 17)  # rdi, rsi, rdx, rcx, r8, r9 in the stub's saved block (harness/sc_record.S)
+STACK_ARGS = 24  # the first argument on the stack: past the block (23 words) and the return address
 
 
 @dataclass
@@ -68,15 +69,19 @@ class RecordedInputs:
 
 
 def _slots(plan: Plan) -> list[str]:
-    """For each parameter, the C expression of its raw 64-bit register in the saved block `g`."""
-    out, n_int, n_sse = [], 0, 0
+    """For each parameter, the C expression of its raw 64-bit register in the saved block `g`, or of its
+    stack slot: past the block and the return address, in the order of the parameters."""
+    out, n_int, n_sse, n_stack = [], 0, 0, 0
     for p in plan.params:
-        if p.role == "float":
+        if p.role == "float" and n_sse < 8:
             out.append(f"g[{2 * n_sse}]")
             n_sse += 1
-        else:
+        elif p.role != "float" and n_int < len(GPR):
             out.append(f"g[{GPR[n_int]}]")
             n_int += 1
+        else:
+            out.append(f"g[{STACK_ARGS + n_stack}]")
+            n_stack += 1
     return out
 
 
@@ -158,6 +163,12 @@ def render_recorder(plan: Plan) -> str:
         if p.role == "cstring":
             body.append(
                 f"      n = p ? sc_strlen(p, {p.max_len}) : 0; if (p && n == (uint64_t)-1) {{ sc_skip(fd, {TOO_BIG}); return; }}"
+            )
+        elif p.capacity_param is not None:  # its length is what the pointer beside it holds (*destLen)
+            c = p.capacity_param
+            body.append(
+                f"      {{ uint64_t cap = 0; n = {regs[c]} && sc_read(&cap, (const void *)(uintptr_t){regs[c]},"
+                f" {_elem_size(plan.params[c])}) ? cap * {_elem_size(p)}ULL : 0; }}"
             )
         elif p.length_param is None:  # one struct, or an array of fixed length
             body.append(f"      n = {p.max_len * _elem_size(p)}ULL;")

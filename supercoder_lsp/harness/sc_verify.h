@@ -37,7 +37,7 @@
 
 extern void sc_tramp(void);
 extern uint64_t sc_sent[6], sc_after[6], sc_junk[3], sc_rsp_before, sc_rsp_after, sc_flags_after, sc_nonce, sc_done;
-extern uint64_t sc_canary_hits, sc_upper_dirty;
+extern uint64_t sc_canary_hits, sc_upper_dirty, sc_nstack;
 extern uint32_t sc_state[4];
 extern uint16_t sc_fenv[16];
 extern unsigned char sc_has_avx, sc_has_xinuse;
@@ -171,6 +171,7 @@ static void sc_arm(void) {
     sc_nonce = sc_next(&jr) | 1;
     sc_done = 0;
     sc_target = sc_fn;
+    sc_nstack = SC_NSTACK; /* words of arguments passed on the stack, for the trampoline to copy */
 }
 
 /* Junk for the upper half of a 32-bit (or narrower) argument register: varied bits, sometimes zero. */

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..harness.inputs_c import call_args, render_inputs, ret_ctype
-from ..harness.plan import Plan
+from ..harness.plan import Plan, stack_words
 from ..harness.recorded import RecordedInputs
 from .program_state import render_snapshots
 
@@ -194,6 +194,7 @@ static volatile uint64_t sc_cur;
 static uint64_t sc_upper_junk(uint64_t k);
 extern void sc_tramp(void);
 #define SC_WRITES_BUFFERS {int(writes)}
+#define SC_NSTACK {stack_words(plan.params)}
 static uint64_t sc_call(sc_input *in) {{
     sc_rng jr = {{ sc_mix(sc_cur ^ 0x77aa55ULL) }};
     {"" if plan.ret is None else ret + " ret = "}{call};

@@ -6,8 +6,10 @@
  *     where the callee could overwrite them) and loads sentinels into them;
  *   - poisons the call-clobbered registers that carry no argument
  *     (%rax, %r10, %r11; unused argument registers are poisoned by the C caller);
- *   - puts canaries in the 64 bytes of the trampoline's frame above the return
- *     address (the caller's frame, as the callee sees it);
+ *   - copies the sc_nstack words of arguments the caller passed on the stack to
+ *     where the callee finds them (8 slots; the unused ones get the nonce);
+ *   - puts canaries in the 80 bytes of the trampoline's frame above those
+ *     slots (the caller's frame, as the callee sees it);
  *   - clears the upper halves of the YMM registers (when the CPU has AVX) and
  *     records MXCSR and the x87 control word.
  * After the call it records %rsp, the callee-saved registers, RFLAGS (the
@@ -28,12 +30,21 @@ sc_tramp:
 	movq	%r15, sc_saved+40(%rip)
 	popq	%r11
 	movq	%r11, sc_saved+48(%rip)		/* the return address */
-	/* 80 bytes of canaries above the callee's return address, and a 16-byte aligned call */
-	subq	$80, %rsp
+	/* 64 bytes of stack arguments above the callee's return address, 80 bytes of canaries above
+	 * them, and a 16-byte aligned call; only %rax, %r10 and %r11 carry no argument here */
+	subq	$144, %rsp
 	movq	sc_nonce(%rip), %r11
-	.irp	off, 0, 8, 16, 24, 32, 40, 48, 56, 64, 72
+	.irp	off, 0, 8, 16, 24, 32, 40, 48, 56, 64, 72, 80, 88, 96, 104, 112, 120, 128, 136
 	movq	%r11, \off(%rsp)
 	.endr
+	xorl	%eax, %eax
+3:	cmpq	sc_nstack(%rip), %rax
+	jae	4f
+	movq	144(%rsp,%rax,8), %r10		/* the caller's stack arguments, above its return address */
+	movq	%r10, (%rsp,%rax,8)
+	incq	%rax
+	jmp	3b
+4:
 	stmxcsr	sc_state(%rip)
 	fnstcw	sc_state+4(%rip)
 	cmpb	$0, sc_has_avx(%rip)
@@ -68,12 +79,22 @@ sc_tramp:
 	/* canaries: count the ones that changed */
 	xorl	%ebx, %ebx
 	movq	sc_nonce(%rip), %r11
-	.irp	off, 0, 8, 16, 24, 32, 40, 48, 56, 64, 72
+	.irp	off, 64, 72, 80, 88, 96, 104, 112, 120, 128, 136
 	cmpq	%r11, \off(%rsp)
 	setne	%bpl
 	movzbl	%bpl, %ebp
 	addq	%rbp, %rbx
 	.endr
+	movq	sc_nstack(%rip), %rcx		/* and the argument slots past the callee's own */
+5:	cmpq	$8, %rcx
+	jae	6f
+	cmpq	%r11, (%rsp,%rcx,8)
+	setne	%bpl
+	movzbl	%bpl, %ebp
+	addq	%rbp, %rbx
+	incq	%rcx
+	jmp	5b
+6:
 	movq	%rbx, sc_canary_hits(%rip)
 	stmxcsr	sc_state+8(%rip)
 	fnstcw	sc_state+12(%rip)
@@ -94,7 +115,7 @@ sc_tramp:
 	fninit				/* empties the x87 stack a candidate may have left */
 	ldmxcsr	sc_state(%rip)
 	fldcw	sc_state+4(%rip)
-	addq	$80, %rsp
+	addq	$144, %rsp
 	movq	sc_saved(%rip), %rbx
 	movq	sc_saved+8(%rip), %rbp
 	movq	sc_saved+16(%rip), %r12
@@ -107,7 +128,7 @@ sc_tramp:
 	.bss
 	.p2align 4
 	.globl	sc_sent, sc_after, sc_rsp_before, sc_rsp_after, sc_flags_after, sc_state, sc_target, sc_nonce, sc_done
-	.globl	sc_saved, sc_junk, sc_canary_hits, sc_fenv, sc_upper_dirty, sc_has_avx, sc_has_xinuse
+	.globl	sc_saved, sc_junk, sc_canary_hits, sc_fenv, sc_upper_dirty, sc_has_avx, sc_has_xinuse, sc_nstack
 sc_sent:	.zero	48
 sc_after:	.zero	48
 sc_saved:	.zero	56
@@ -120,6 +141,7 @@ sc_target:	.zero	8
 sc_nonce:	.zero	8
 sc_done:	.zero	8
 sc_canary_hits:	.zero	8
+sc_nstack:	.zero	8
 sc_upper_dirty:	.zero	8
 sc_fenv:	.zero	32
 sc_has_avx:	.zero	1

@@ -169,7 +169,8 @@ def test_generated_inputs_the_original_reads_past_are_left_out_where_the_program
     res, got = _hist(tmp_path, HIST / "tests")
     assert "generated inputs left out: the -O3 original's result on them depends on where" in res.harness, res.harness
     assert res.coverage is not None and res.coverage["recorded"] > 0 and res.coverage["percent"] == 100
-    assert got["hist_wrong"].reason == "wrong-output", got["hist_wrong"].detail
+    # or a crash: gcc -O3 bounds the original's loop by the 64 bins (past them is undefined), not the rewrite's
+    assert got["hist_wrong"].reason in ("wrong-output", "crash"), got["hist_wrong"].detail
 
     alone, _ = _hist(tmp_path / "alone", None)
     assert alone.status == "unsupported" and "depends on where its buffers lie" in alone.harness, alone.harness

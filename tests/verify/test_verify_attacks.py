@@ -206,3 +206,56 @@ def test_globals_also_start_from_the_state_the_program_really_has(tmp_path):
     assert "recorded program state" in fn.harness, fn.harness
     [c] = fn.candidates
     assert c.reason == "wrong-output", (c.reason, c.detail)
+
+
+# --- arguments on the stack (zlib's deflateInit2_ has 8 parameters) -----------------------
+
+MIX8 = (
+    "\tleaq (%rsi,%rsi,2), %rax\n\txorq %r8, %rcx\n\taddq %rdi, %rax\n\tsubq %rdx, %rax\n"
+    "\tleaq (%r9,%r9,4), %rdx\n\taddq %rcx, %rax\n\taddq %rdx, %rax\n\tmovq 8(%rsp), %rdx\n"
+    "\tleaq (%rax,%rdx,2), %rax\n"
+)
+
+
+@pytest.fixture(scope="module")
+def mix8(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("stack")
+    h, cut = make_harness(tmp, ATT / "stack_args.c", "mix8", n_random=3000)
+    assert check_asm(h, tmp, cut.text, "self").ok
+    return h, tmp
+
+
+@pytest.mark.parametrize(
+    "tail,reason,what",
+    [
+        # the right code, which reads g and h where the caller put them; and also writes its own slot
+        pytest.param("\tmovslq 16(%rsp), %rdx\n\tsubq %rdx, %rax\n\tret", None, "", id="right"),
+        pytest.param(
+            "\tmovslq 16(%rsp), %rdx\n\tmovq $0, 16(%rsp)\n\tsubq %rdx, %rax\n\tret", None, "", id="writes-own-slot"
+        ),
+        # h as a 64-bit word: its upper half on the stack is junk, as in a register
+        pytest.param("\tsubq 16(%rsp), %rax\n\tret", "wrong-output", "", id="reads-h-as-64-bits"),
+        # a third stack word that the caller never passed
+        pytest.param(
+            "\tmovslq 16(%rsp), %rdx\n\tsubq %rdx, %rax\n\taddq 24(%rsp), %rax\n\tret",
+            "wrong-output",
+            "",
+            id="reads-past-its-arguments",
+        ),
+        # ... or writes it: the caller's frame
+        pytest.param(
+            "\tmovslq 16(%rsp), %rdx\n\tmovq $0, 24(%rsp)\n\tsubq %rdx, %rax\n\tret",
+            "abi-violation",
+            "caller's frame",
+            id="writes-past-its-arguments",
+        ),
+    ],
+)
+def test_arguments_passed_on_the_stack(mix8, tail, reason, what):
+    h, tmp = mix8
+    chk = check_asm(h, tmp, asm_fn("mix8", MIX8 + tail), f"stack-{abs(hash(tail))}")
+    if reason is None:
+        assert chk.ok, chk.detail
+    else:
+        assert (chk.ok, chk.reason) == (False, reason), chk.detail
+        assert what in chk.detail
