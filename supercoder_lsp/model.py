@@ -58,6 +58,8 @@ class CType:
     code_offsets: tuple[int, ...] = ()
     owned: tuple[Owned, ...] = ()
     code_kinds: tuple[str, ...] = ()  # per function pointer: "alloc" (zalloc), "free" (zfree) or ""
+    # a parameter's struct only: its own pointers to plain data, as Owned's (deflate_state *s in trees.c)
+    data: tuple[tuple[int, int, int, int], ...] = ()
 
     @property
     def pointer_offsets(self) -> tuple[int, ...]:

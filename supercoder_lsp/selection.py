@@ -70,6 +70,12 @@ def holders(ranked: list, compiled: dict, has_code: set[str], top: int, notes: l
         if compiled and cf is None:
             notes.append(f"{f.name} is not compiled with these flags (the preprocessor removed it): not optimized")
             continue
+        if cf is not None and f.name not in has_code and not cf.out_of_line and not cf.inlined_into:
+            notes.append(  # zlib's tr_static_init: its whole body is inside an #if the flags leave out
+                f"{f.name} compiles to no code with these flags (its body is empty, or it is never called): "
+                "not optimized"
+            )
+            continue
         if cf is not None and f.name not in has_code:  # the assembly decides; DWARF says where it went
             holder = next((c for c in cf.inlined_into if c in by_name and c in has_code), None)
             if holder is None:

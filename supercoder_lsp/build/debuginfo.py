@@ -107,12 +107,17 @@ def ctype_of(die, depth: int = 0) -> CType:
         )
     kind = {"DW_TAG_structure_type": "struct", "DW_TAG_union_type": "union"}.get(tag)
     shown = text or (f"{kind} {_name(die) or '(anonymous)'}" if kind else tag.removeprefix("DW_TAG_"))
+    if depth == 1 and kind == "struct":
+        wider = _extended_by(die)
+        if wider is not None:  # zlib's gzFile: a struct gzFile_s * that the library casts to its gz_state
+            die, shown = wider, f"{shown} (a {_struct_name(wider)} that begins with one)"
     size = _attr(die, "DW_AT_byte_size")
     if kind and isinstance(size, int) and size > 0 and "DW_AT_declaration" not in die.attributes:
         fields = _fields(die, 0, 0)
         if fields is not None:
             code, kinds, owned = _members_behind(die) if depth == 1 and kind == "struct" else ((), (), ())
-            return CType(prefix + shown, "struct", 0, False, None, const, size, tuple(fields), code, owned, kinds)
+            data = _data_pointers(die) if depth == 1 and kind == "struct" else ()
+            return CType(prefix + shown, "struct", 0, False, None, const, size, tuple(fields), code, owned, kinds, data)
     return CType(prefix + shown, "other")
 
 
@@ -128,6 +133,42 @@ def _direct_pointers(die):
         loc = _attr(m, "DW_AT_data_member_location")
         if t is not None and t.tag == "DW_TAG_pointer_type" and isinstance(loc, int):
             yield loc, _strip(_type_of(t))
+
+
+def _extended_by(die):
+    """The one complete struct of die's compilation unit that is larger and begins with a die (zlib's
+    gz_state, whose first member is the public struct gzFile_s that gzFile points to), or None."""
+    key = (die.cu.cu_offset, die.offset)
+    if key not in _EXTENDED:
+        _EXTENDED[key] = _find_extended(die)
+    return _EXTENDED[key]
+
+
+_EXTENDED: dict[tuple[int, int], object] = {}
+
+
+def _find_extended(die):
+    found = []
+    for d in die.cu.iter_DIEs():
+        if d.tag != "DW_TAG_structure_type" or "DW_AT_declaration" in d.attributes or d.offset == die.offset:
+            continue
+        first = next((m for m in d.iter_children() if m.tag == "DW_TAG_member"), None)
+        if first is None or _attr(first, "DW_AT_data_member_location") not in (0, None):
+            continue
+        t = _strip(_type_of(first))
+        if t is not None and t.offset == die.offset:
+            found.append(d)
+    return found[0] if len(found) == 1 else None
+
+
+def _struct_name(die) -> str:
+    """A struct's tag, or the typedef that names an anonymous one (zlib's gz_state)."""
+    if _name(die):
+        return f"struct {_name(die)}"
+    for d in die.cu.iter_DIEs():
+        if d.tag == "DW_TAG_typedef" and "DW_AT_type" in d.attributes and _type_of(d).offset == die.offset:
+            return _name(d) or "larger struct"
+    return "larger struct"
 
 
 def _pointing_back(die) -> list:
@@ -195,8 +236,8 @@ _DATA = ("DW_TAG_base_type", "DW_TAG_enumeration_type", "DW_TAG_structure_type",
 def _data_pointers(die) -> tuple[tuple[int, int, int, int], ...]:
     """A private struct's direct pointer members to plain data (scalars, or structs with no pointers in
     them): zlib's window, pending_buf and sym_buf, inflate's `code *next`. Each as (its offset, the size of
-    what it points to, and an array of the struct's own of that type that it may point into: its offset
-    and element count, or 0, 0): inflate_state's next points into its own codes[]."""
+    what it points to, and an array of structs of that type of the struct's own that it points into: its
+    offset and element count, or 0, 0): inflate_state's next points into its own codes[]."""
     arrays: dict[int, tuple[int, int]] = {}
     for m in die.iter_children():
         t = _strip(_type_of(m)) if m.tag == "DW_TAG_member" else None
@@ -212,7 +253,10 @@ def _data_pointers(die) -> tuple[tuple[int, int, int, int], ...]:
         size, fields = _byte_size(target), _fields(target, 0, 0)
         if not size or fields is None or any(kind == "pointer" for _, kind, _, _ in fields):
             continue
-        out.append((off, size, *arrays.get(target.offset, (0, 0))))
+        # into an array of its own only for structs (inflate's code *next and codes[]): a byte or short
+        # pointer is a buffer of its own (deflate_state's window is not its depth[573])
+        own = arrays.get(target.offset, (0, 0)) if target.tag == "DW_TAG_structure_type" else (0, 0)
+        out.append((off, size, *own))
     return tuple(out)
 
 

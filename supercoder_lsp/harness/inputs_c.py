@@ -331,7 +331,8 @@ def _field_dict(plan: Plan, off: int) -> tuple[int, int]:
 
 def _record_fields(k: int, p: ParamPlan, dictionary: bool, plan: Plan | None = None) -> list[str]:
     """A struct's integer fields drawn one by one (small values, bit lengths, powers of two, as scalar
-    parameters get them): random bytes would almost never give a count of 1 or a flag of 0. With a
+    parameters get them; zero one time in eight, as an `err` that must be Z_OK is): random bytes would
+    almost never give a count of 1 or a flag of 0. With a
     `dictionary` (the constants the original compares with), one field in eight is one of those: a
     `mode` that must be GZ_READ before the function does anything."""
     out = []
@@ -340,7 +341,7 @@ def _record_fields(k: int, p: ParamPlan, dictionary: bool, plan: Plan | None = N
         if kind == "bool":  # whatever the pattern: a byte other than 0 or 1 is not a _Bool
             out.append(f"    ((unsigned char *)a{k})[{off}] = (unsigned char)(sc_next(&r) & 1);")
             continue
-        draw = f"sc_rand_int(&r, {bits}, {int(signed)})"
+        draw = f"(sc_below(&r, 8) == 0 ? 0 : sc_rand_int(&r, {bits}, {int(signed)}))"  # zero: an err, a count
         if dictionary:
             draw = f"(sc_below(&r, 8) == 0 ? sc_dict[sc_below(&r, SC_NDICT)] : {draw})"
         start, count = _field_dict(plan, off) if plan is not None else (0, 0)
@@ -361,12 +362,33 @@ def _record_fields(k: int, p: ParamPlan, dictionary: bool, plan: Plan | None = N
 
 def _owned_sizes(plan: Plan) -> list[int]:
     """The size of every region generated behind the parameters, in region order: each private struct,
-    then the data buffer of each one that has data pointers."""
+    then the data buffer of each one that has data pointers, then that of each struct parameter that has
+    them."""
     owned = [o for p in plan.params for o in p.owned]
-    return [o.size for o in owned] + [OWNED_DATA for o in owned if o.data]
+    return (
+        [o.size for o in owned]
+        + [OWNED_DATA for o in owned if o.data]
+        + [OWNED_DATA for p in plan.params if _has_own_data(p)]
+    )
 
 
-def _data_pointers(j: int, d: int, o: OwnedPlan) -> list[str]:
+def _has_own_data(p: ParamPlan) -> bool:
+    """A struct parameter of its own size (not one probed as a larger private struct) with data pointers."""
+    return bool(p.data) and not (p.probe or p.probed)
+
+
+def _own_data(plan: Plan, k: int, p: ParamPlan) -> list[str]:
+    """C that points struct parameter k's own data pointers into a buffer (trees.c's deflate_state *s:
+    pending_buf, sym_buf), on three in four random inputs; compared as a deep call is."""
+    if not _has_own_data(p):
+        return []
+    owned = [o for q in plan.params for o in q.owned]
+    d = len(owned) + sum(1 for o in owned if o.data) + sum(1 for q in plan.params[:k] if _has_own_data(q))
+    body = _data_pointers(1000 + k, d, OwnedPlan(0, p.max_len, (), (), p.data), f"a{k}")
+    return [f"    if (pat{k} == 2 && sc_below(&r, 4) != 0) {{", *body, "        sc_owned = 1;", "    }"]
+
+
+def _data_pointers(j: int, d: int, o: OwnedPlan, c: str = "c") -> list[str]:
     """C that points private struct j's data pointers (`c`) into region d, OWNED_DATA random bytes, or,
     where the struct has an array of what they point to, into that (inflate's next into its codes[]): at
     the start, a few elements in, anywhere; one in eight NULL. One buffer for all of them, so the
@@ -376,14 +398,15 @@ def _data_pointers(j: int, d: int, o: OwnedPlan) -> list[str]:
     return [
         f"        static const uint32_t sc_od{j}[][4] = {{{rows}}};",
         f"        unsigned char *dd = sc_guard_place(&sc_rg[{d}], {OWNED_DATA}, at_start);",
-        f"        for (size_t t = 0; t < {OWNED_DATA // 8}; t++) {{ uint64_t w = sc_next(&r); memcpy(dd + 8 * t, &w, 8); }}",
+        f"        {{ sc_rng dr = {{ sc_next(&r) }}; for (size_t t = 0; t < {OWNED_DATA // 8}; t++)"
+        " { uint64_t w = sc_next(&dr); memcpy(dd + 8 * t, &w, 8); } }",
         f"        for (size_t t = 0; t < {len(o.data)}; t++) {{ const uint32_t *f = sc_od{j}[t];"
         " uint64_t k = sc_below(&r, 8), n = "
         + str(OWNED_DATA)
         + " / f[1], e = k < 3 ? 0 : k < 5 ? sc_below(&r, n < 256 ? n : 256) : sc_below(&r, n);"
         " unsigned char *q = dd + e * f[1];"
-        " if (f[3]) q = c + f[2] + f[1] * (k < 3 ? 0 : sc_below(&r, f[3]));"
-        " if (k == 7) q = 0; memcpy(c + f[0], &q, 8); }",
+        f" if (f[3]) q = (unsigned char *){c} + f[2] + f[1] * (k < 3 ? 0 : sc_below(&r, f[3]));"
+        f" if (k == 7) q = 0; memcpy((unsigned char *){c} + f[0], &q, 8); }}",
         f"        in->rp[{d}] = dd; in->rlen[{d}] = {OWNED_DATA}; in->ra[{d}] = 0; if (in->nr < {d + 1}) in->nr = {d + 1};",
     ]
 
@@ -413,7 +436,7 @@ def _owned(plan: Plan, k: int, p: ParamPlan) -> list[str]:
         ints = [(o, b, int(sg), *_field_dict(plan, o)) for o, kind, b, sg in owned.fields if kind == "int"]
         nulls = [o for o, kind, _, _ in owned.fields if kind == "pointer"]
         bools = [o for o, kind, _, _ in owned.fields if kind == "bool"]
-        draw = "sc_rand_int(&r, (int)f[1], (int)f[2])"
+        draw = "(sc_below(&r, 8) == 0 ? 0 : sc_rand_int(&r, (int)f[1], (int)f[2]))"
         if plan.constants:
             draw = f"(sc_below(&r, 8) == 0 ? sc_dict[sc_below(&r, SC_NDICT)] : {draw})"
         if plan.field_constants:  # a field the original compares with constants: one of them, one time in two
@@ -486,6 +509,7 @@ def _buffer(plan: Plan, k: int, p: ParamPlan, ne: int) -> list[str]:
         out += _record_fields(k, p, bool(plan.constants), plan)
         if p.null_offsets:
             out.append(f"    sc_nullptrs{k}(a{k});")
+        out += _own_data(plan, k, p)
         out += _owned(plan, k, p)
     else:
         out.append(f"    unsigned char *a{k} = sc_guard_place(&sc_g[{k}], L{k} + 1, at_start);")

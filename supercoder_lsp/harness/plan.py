@@ -102,6 +102,7 @@ class ParamPlan:
     code_offsets: tuple[int, ...] = ()  # its function pointers: non-NULL in generated inputs, never callable
     code_kinds: tuple[str, ...] = ()  # ... but an allocator pair (zalloc, zfree): the harness's malloc and free
     owned: tuple[OwnedPlan, ...] = ()  # the private structs it owns, generated behind it (z_stream's state)
+    data: tuple[tuple[int, int, int, int], ...] = ()  # its own data pointers, as OwnedPlan.data
     # an array with no length parameter: a fixed length, to be probed (as much as the original touches)
     probe: bool = False
     probed: bool = False  # its fixed length came from probing the -O3 original on guard-paged buffers
@@ -201,6 +202,7 @@ def _record(name: str, t: CType) -> ParamPlan:
         code_offsets=rec.code_offsets,
         code_kinds=rec.code_kinds,
         owned=tuple(OwnedPlan(off, child.size, child.fields, back, data) for off, child, back, data in rec.owned),
+        data=rec.data,
     )
 
 
@@ -456,7 +458,12 @@ def describe(plan: Plan) -> str:
                     )
                     for o in p.owned
                 )
-                parts.append(f"{p.name}: one {what} ({p.max_len} bytes, fields random{nulls}{owns})")
+                data = (
+                    f", its {len(p.data)} data pointer(s) into one {OWNED_DATA >> 10} KiB buffer or its own arrays"
+                    if p.data
+                    else ""
+                )
+                parts.append(f"{p.name}: one {what} ({p.max_len} bytes, fields random{nulls}{data}{owns})")
         elif p.capacity_param is not None:
             parts.append(
                 f"{p.name}: array of {p.element.ctype}, length {p.lo or 0}..{p.max_len}, "

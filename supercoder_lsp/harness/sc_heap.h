@@ -119,9 +119,11 @@ static void sc_cb_init(void) { /* before the sandbox: mmap and mprotect */
         sc_cb_base[i] = m; sc_cb_cap[i] = cap;
     }
 }
+/* The slot holding p; a block of 0 bytes lies at its slot's very end (zlib's ZALLOC(strm, w_size, 2) with
+ * w_size 0), which is not glibc's either. */
 static int sc_cb_slot(const void *p) {
     for (unsigned i = 0; i < SC_CB_SLOTS; i++)
-        if (p && sc_cb_base[i] && (const unsigned char *)p >= sc_cb_base[i] && (const unsigned char *)p < sc_cb_base[i] + sc_cb_cap[i])
+        if (p && sc_cb_base[i] && (const unsigned char *)p >= sc_cb_base[i] && (const unsigned char *)p <= sc_cb_base[i] + sc_cb_cap[i])
             return (int)i;
     return -1;
 }

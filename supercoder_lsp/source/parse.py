@@ -267,7 +267,12 @@ def _scan(data: bytes, start: int, end: int, lines: LineIndex, depth: int, cache
         return fns
     drop: set[tuple[int, int]] = set()
     for s, e, is_fn in suspects:
-        m = _RESTART.search(frag, s + 1, e)
+        after = s + 1
+        whole = None if is_fn else _whole_definition(data, start + s, start + e, lines)
+        if whole is not None:  # a definition whose body tree-sitter cannot parse (zlib's inflate)
+            fns.append(whole)
+            after = whole.end_byte - start
+        m = _RESTART.search(frag, after, e)
         if m is None:
             continue
         recovered = _scan(data, start + m.end(), start + e, lines, depth + 1, cache)
@@ -279,6 +284,97 @@ def _scan(data: bytes, start: int, end: int, lines: LineIndex, depth: int, cache
         if (fn.start_byte, fn.end_byte) not in drop:
             unique.setdefault((fn.start_byte, fn.end_byte, fn.name), fn)
     return sorted(unique.values(), key=lambda f: (f.start_byte, -f.end_byte))
+
+
+_HEADER_END = re.compile(rb"\)\s*\{")
+_LOOP_WORD = re.compile(rb"\b(for|while|do)\b")
+_CLOSE = {ord("{"): 1, ord("}"): -1}
+
+
+def _skip_literal(data: bytes, i: int, end: int) -> int:
+    """The offset past the comment, string or character literal at data[i], or i when there is none."""
+    two = data[i : i + 2]
+    if two == b"/*":
+        j = data.find(b"*/", i + 2, end)
+        return end if j < 0 else j + 2
+    if two == b"//":
+        j = data.find(b"\n", i, end)
+        return end if j < 0 else j
+    if data[i] in b"\"'":
+        q, j = data[i], i + 1
+        while j < end and data[j] != q and data[j] != ord("\n"):
+            j += 2 if data[j] == ord("\\") else 1
+        return j + 1
+    return i
+
+
+def _body_end(data: bytes, i: int, end: int) -> int | None:
+    """The offset past the `}` that closes the `{` at data[i], counting braces outside comments and
+    literals, and in the first branch of each #if only (an #else may open what its #if opened too)."""
+    depth, skip, bol = 0, [], True
+    while i < end:
+        c = data[i]
+        if bol and data[i : i + 1].isspace() is False and c == ord("#"):
+            line_end = data.find(b"\n", i, end)
+            line_end = end if line_end < 0 else line_end
+            word = data[i + 1 : line_end].strip().split(b" ", 1)[0].split(b"(", 1)[0]
+            if word.startswith(b"if"):
+                skip.append(False)
+            elif word in (b"else", b"elif") and skip:
+                skip[-1] = True
+            elif word == b"endif" and skip:
+                skip.pop()
+            i = line_end
+            continue
+        bol = c == ord("\n") or (bol and c in b" \t")
+        j = _skip_literal(data, i, end)
+        if j != i:
+            i = j
+            continue
+        if c in _CLOSE and not any(skip):
+            depth += _CLOSE[c]
+            if depth == 0:
+                return i + 1
+        i += 1
+    return None
+
+
+def _whole_definition(data: bytes, start: int, end: int, lines: LineIndex) -> CFunction | None:
+    """A definition at data[start:] that tree-sitter's error recovery swallowed because its body does
+    not parse (an `if (` split across #if/#else, as zlib's inflate has): its header parsed alone, its
+    end found by matching braces. Loop statistics from the words in its body."""
+    m = _HEADER_END.search(data, start, end)
+    if m is None or b";" in data[start : m.start()] or b"}" in data[start : m.start()]:
+        return None
+    brace = m.end() - 1
+    body_end = _body_end(data, brace, len(data))
+    if body_end is None:
+        return None
+    header = data[start:brace] + b"{}"
+    nodes, _ = function_nodes(parse_tree(header).root_node)
+    if len(nodes) != 1:  # a macro before the name (ZEXPORT) breaks the header as it does elsewhere
+        return None
+    fn = _function(nodes[0], header, LineIndex(header))
+    if fn is None:
+        return None
+    name_at = start + nodes[0].child_by_field_name("declarator").start_byte
+    name_at = data.find(encode(fn.name), name_at, brace)
+    loops = len(_LOOP_WORD.findall(data, brace, body_end))
+    return CFunction(
+        name=fn.name,
+        range=lines.range(start, body_end),
+        name_range=lines.range(name_at, name_at + len(encode(fn.name))),
+        signature=fn.signature,
+        text=decode(data[start:body_end]),
+        start_byte=start,
+        end_byte=body_end,
+        body_start_byte=brace,
+        has_loops=loops > 0,
+        loop_depth=min(loops, 1),
+        calls_in_loops=0,
+        is_static=fn.is_static,
+        is_inline=fn.is_inline,
+    )
 
 
 def parse_functions(text: str | bytes) -> list[CFunction]:

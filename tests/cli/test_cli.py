@@ -420,3 +420,13 @@ def test_a_candidate_that_skips_the_work_when_it_is_timed_is_wrong_output(tmp_pa
     c = by_label(rep["functions"][0])["cheat"]
     assert c["status"] == "rejected" and c["reason"] == "wrong-output", c
     assert "timed run" in c["detail"] and "'42'" in c["detail"]
+
+
+def test_a_function_that_compiles_to_nothing_gives_its_place_in_the_top_functions(tmp_path):
+    """zs_static_init's body is all inside an #ifdef the build leaves out (zlib's tr_static_init): it
+    has no code, out of line or inlined, so the next function takes its place; and zs_check, whose body
+    the parser cannot read, is among them."""
+    data = run_json(str(FIXTURES / "real" / "zsplit.c"), "-k", "2", "-n", "1", "--inputs", "1000")
+    names = [f["name"] for f in data["functions"]]
+    assert "zs_static_init" not in names and "zs_check" in names, names
+    assert any("zs_static_init compiles to no code with these flags" in n for n in data["notes"]), data["notes"]

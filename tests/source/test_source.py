@@ -510,3 +510,17 @@ def test_remove_definition_with_stale_function_finds_it_again():
     out = remove_definition(edited, fn)
     assert "double mean(double *xs, int n);" in out
     assert out.count("\n") == edited.count("\n")
+
+
+def test_a_body_the_parser_cannot_read_is_still_a_definition():
+    """zlib's inflate() splits an `if (` across #ifdef/#else: tree-sitter's recovery swallowed the
+    whole definition. Its header is parsed alone and its end found by matching braces (outside
+    comments, literals and #else branches), and what follows is found as before."""
+    text = (FIXTURES / "real" / "zsplit.c").read_text()
+    by_name = {f.name: f for f in parse_functions(text)}
+    assert {"zs_static_init", "zs_init", "zs_check", "zs_after"} <= set(by_name), list(by_name)
+    check = by_name["zs_check"]
+    assert check.text.startswith("int ZEXPORT zs_check(uLong hold, int wrap) {") and check.text.endswith("return n;\n}")
+    assert check.has_loops
+    assert text[check.body_start_byte] == "{"
+    assert by_name["zs_after"].text == "int ZEXPORT zs_after(int x) { return x + '}'; }"
