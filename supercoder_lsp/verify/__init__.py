@@ -14,7 +14,9 @@ change to what is checked (screens, harness inputs, ABI checks, comparisons, tim
 #    8: generated inputs the original reads past are left out where the program's recorded calls run whole;
 #    recorded calls keep up to 1 MiB each; pointer results; pointers to pointers; where the generated inputs
 #    break the original's own harness, the program's calls are checked alone; a handle's private state generated.
-VERIFIER_VERSION = 9
+#    10: a struct's data pointers point into a generated buffer, compared as (buffer, offset); arguments on the
+#    stack; a length passed by pointer is its buffer's capacity; a handle generated as the struct beginning with it.
+VERIFIER_VERSION = 10
 
 # What verification does not establish, said next to every claim (the CLI's notes, the JSON report).
 LIMITS = (
