@@ -44,7 +44,8 @@ def build_harness(ctx: FileContext, fn: CFunction, plan: Plan, base_obj: Path, f
         else ""
     )
     narrow = (
-        f"; inputs narrowed to {narrowing}: the -O3 original runs out of time or fails on most wider ones "
+        f"; inputs narrowed to {narrowing}: the -O3 original runs out of time or fails on most wider ones, "
+        "or breaks the harness itself on them "
         f"(--bound {fn.name}.PARAM=LOW:HIGH to choose)"
         if narrowing
         else ""
