@@ -234,10 +234,11 @@ _DATA = ("DW_TAG_base_type", "DW_TAG_enumeration_type", "DW_TAG_structure_type",
 
 
 def _data_pointers(die) -> tuple[tuple[int, int, int, int], ...]:
-    """A private struct's direct pointer members to plain data (scalars, or structs with no pointers in
-    them): zlib's window, pending_buf and sym_buf, inflate's `code *next`. Each as (its offset, the size of
-    what it points to, and an array of structs of that type of the struct's own that it points into: its
-    offset and element count, or 0, 0): inflate_state's next points into its own codes[]."""
+    """A private struct's pointer members to plain data (scalars, or structs with no pointers in them),
+    its own and those of the structs embedded in it: zlib's window, pending_buf and sym_buf, inflate's
+    `code *next`, the `next_in` of the z_stream inside a gz_state. Each as (its offset, the size of what it
+    points to, and an array of structs of that type of the struct's own that it points into: its offset
+    and element count, or 0, 0): inflate_state's next points into its own codes[]."""
     arrays: dict[int, tuple[int, int]] = {}
     for m in die.iter_children():
         t = _strip(_type_of(m)) if m.tag == "DW_TAG_member" else None
@@ -246,18 +247,31 @@ def _data_pointers(die) -> tuple[tuple[int, int, int, int], ...]:
             elem, count = _strip(_type_of(t)), _count(t)
             if elem is not None and count:
                 arrays.setdefault(elem.offset, (loc, count))
-    out = []
-    for off, target in _direct_pointers(die):
+    out: list[tuple[int, int, int, int]] = []
+    _collect_data(die, 0, arrays, out, 0)
+    return tuple(out)
+
+
+def _collect_data(die, base: int, arrays: dict, out: list, depth: int) -> None:
+    for m in die.iter_children():
+        t = _strip(_type_of(m)) if m.tag == "DW_TAG_member" else None
+        loc = _attr(m, "DW_AT_data_member_location")
+        if t is None or not isinstance(loc, int):
+            continue
+        if t.tag == "DW_TAG_structure_type" and depth < 4:  # embedded, not pointed to (gz_state's strm)
+            _collect_data(t, base + loc, arrays, out, depth + 1)
+            continue
+        target = _strip(_type_of(t)) if t.tag == "DW_TAG_pointer_type" else None
         if target is None or target.tag not in _DATA:
             continue
         size, fields = _byte_size(target), _fields(target, 0, 0)
         if not size or fields is None or any(kind == "pointer" for _, kind, _, _ in fields):
             continue
-        # into an array of its own only for structs (inflate's code *next and codes[]): a byte or short
-        # pointer is a buffer of its own (deflate_state's window is not its depth[573])
+        # into an array of its own only for structs (inflate's code *next and codes[], deflate_state's
+        # l_desc.dyn_tree and dyn_ltree[]): a byte or short pointer is a buffer of its own (deflate_state's
+        # window is not its depth[573])
         own = arrays.get(target.offset, (0, 0)) if target.tag == "DW_TAG_structure_type" else (0, 0)
-        out.append((off, size, *own))
-    return tuple(out)
+        out.append((base + loc, size, *own))
 
 
 def _strip(die):
