@@ -11,6 +11,7 @@ it), then random inputs.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from .plan import OWNED_DATA, OwnedPlan, ParamPlan, Plan
@@ -360,16 +361,38 @@ def _record_fields(k: int, p: ParamPlan, dictionary: bool, plan: Plan | None = N
     return out
 
 
+@dataclass
+class _Regions:
+    """Where the regions generated behind the parameters lie (sc_rg[i]): each private struct, then the data
+    buffer of each one that has data pointers, then that of each struct parameter that has them."""
+
+    sizes: list[int] = field(default_factory=list)
+    owned: dict[tuple[int, int], int] = field(default_factory=dict)  # (param, i-th owned) -> its region
+    owned_data: dict[tuple[int, int], int] = field(default_factory=dict)  # ... -> its data buffer's region
+    own_data: dict[int, int] = field(default_factory=dict)  # param -> its own data buffer's region
+
+
+def _regions(plan: Plan) -> _Regions:
+    out = _Regions()
+    for k, p in enumerate(plan.params):
+        for i, o in enumerate(p.owned):
+            out.owned[k, i] = len(out.sizes)
+            out.sizes.append(o.size)
+    for k, p in enumerate(plan.params):
+        for i, o in enumerate(p.owned):
+            if o.data:
+                out.owned_data[k, i] = len(out.sizes)
+                out.sizes.append(OWNED_DATA)
+    for k, p in enumerate(plan.params):
+        if _has_own_data(p):
+            out.own_data[k] = len(out.sizes)
+            out.sizes.append(OWNED_DATA)
+    return out
+
+
 def _owned_sizes(plan: Plan) -> list[int]:
-    """The size of every region generated behind the parameters, in region order: each private struct,
-    then the data buffer of each one that has data pointers, then that of each struct parameter that has
-    them."""
-    owned = [o for p in plan.params for o in p.owned]
-    return (
-        [o.size for o in owned]
-        + [OWNED_DATA for o in owned if o.data]
-        + [OWNED_DATA for p in plan.params if _has_own_data(p)]
-    )
+    """The size of every region generated behind the parameters, in region order (_Regions)."""
+    return _regions(plan).sizes
 
 
 def _has_own_data(p: ParamPlan) -> bool:
@@ -382,8 +405,7 @@ def _own_data(plan: Plan, k: int, p: ParamPlan) -> list[str]:
     pending_buf, sym_buf), on three in four random inputs; compared as a deep call is."""
     if not _has_own_data(p):
         return []
-    owned = [o for q in plan.params for o in q.owned]
-    d = len(owned) + sum(1 for o in owned if o.data) + sum(1 for q in plan.params[:k] if _has_own_data(q))
+    d = _regions(plan).own_data[k]
     body = _data_pointers(1000 + k, d, OwnedPlan(0, p.max_len, (), (), p.data), f"a{k}")
     return [f"    if (pat{k} == 2 && sc_below(&r, 4) != 0) {{", *body, "        sc_owned = 1;", "    }"]
 
@@ -423,8 +445,7 @@ def _owned(plan: Plan, k: int, p: ParamPlan) -> list[str]:
     stream: zlib's deflateStateCheck asks for both)."""
     if not (p.code_offsets or p.owned):
         return []
-    first = sum(len(q.owned) for q in plan.params[:k])
-    data = sum(len(q.owned) for q in plan.params) + sum(1 for q in plan.params[:k] for o in q.owned if o.data)
+    regions = _regions(plan)
     out = [f"    if (pat{k} == 2 && sc_below(&r, 4) != 0) {{"]
     kinds = dict(zip(p.code_offsets, p.code_kinds))
     pair = p.owned and sorted(kinds.values()) == ["alloc", "free"]  # a private state's allocator: callable
@@ -432,7 +453,7 @@ def _owned(plan: Plan, k: int, p: ParamPlan) -> list[str]:
         w = f"(uint64_t)(uintptr_t)sc_cb_{kinds[off]}" if pair else f"{TRAP + 64 * t}ULL"
         out.append(f"        {{ uint64_t w = {w}; memcpy((unsigned char *)a{k} + {off}, &w, 8); }}")
     for i, owned in enumerate(p.owned):
-        j, off, size, back = first + i, owned.offset, owned.size, owned.back
+        j, off, size, back = regions.owned[k, i], owned.offset, owned.size, owned.back
         ints = [(o, b, int(sg), *_field_dict(plan, o)) for o, kind, b, sg in owned.fields if kind == "int"]
         nulls = [o for o, kind, _, _ in owned.fields if kind == "pointer"]
         bools = [o for o, kind, _, _ in owned.fields if kind == "bool"]
@@ -454,8 +475,7 @@ def _owned(plan: Plan, k: int, p: ParamPlan) -> list[str]:
             f"        for (size_t t = 0; t < {len(nulls)}; t++) memset(c + sc_op{j}[t], 0, 8);",
         ]
         if owned.data:
-            out += _data_pointers(j, data, owned)
-            data += 1
+            out += _data_pointers(j, regions.owned_data[k, i], owned)
         out += [f"        memcpy(c + {b}, &a{k}, 8);" for b in back]
         out += [
             f"        memcpy((unsigned char *)a{k} + {off}, &c, 8);",

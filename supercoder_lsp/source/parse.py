@@ -288,7 +288,7 @@ def _scan(data: bytes, start: int, end: int, lines: LineIndex, depth: int, cache
 
 _HEADER_END = re.compile(rb"\)\s*\{")
 _LOOP_WORD = re.compile(rb"\b(for|while|do)\b")
-_CLOSE = {ord("{"): 1, ord("}"): -1}
+_BRACE = {ord("{"): 1, ord("}"): -1}
 
 
 def _skip_literal(data: bytes, i: int, end: int) -> int:
@@ -314,7 +314,7 @@ def _body_end(data: bytes, i: int, end: int) -> int | None:
     depth, skip, bol = 0, [], True
     while i < end:
         c = data[i]
-        if bol and data[i : i + 1].isspace() is False and c == ord("#"):
+        if bol and c == ord("#"):
             line_end = data.find(b"\n", i, end)
             line_end = end if line_end < 0 else line_end
             word = data[i + 1 : line_end].strip().split(b" ", 1)[0].split(b"(", 1)[0]
@@ -331,8 +331,8 @@ def _body_end(data: bytes, i: int, end: int) -> int | None:
         if j != i:
             i = j
             continue
-        if c in _CLOSE and not any(skip):
-            depth += _CLOSE[c]
+        if c in _BRACE and not any(skip):
+            depth += _BRACE[c]
             if depth == 0:
                 return i + 1
         i += 1
