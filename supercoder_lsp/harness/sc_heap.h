@@ -1,6 +1,7 @@
 /* The heap blocks a call allocates (malloc, calloc, realloc: zlib's deflateInit_ builds its state
  * there), tracked by replacing the allocator's entry points in the harness executable (glibc calls
- * them too) with ones that note each block and hand the work to glibc's own.
+ * them too) with ones that note each block. While the function under test runs, blocks come from
+ * guarded slots (below), else from glibc's own allocator.
  *
  * Used three ways:
  *   - after every call the blocks it left are freed (sc_heap_release), also when it crashed or ran
@@ -56,40 +57,16 @@ static int sc_heap_forget(void *p) {
 
 /* What one call may hold from malloc at once: past it malloc returns NULL (ENOMEM), as it may anywhere,
  * instead of growing the heap past its reserve with a system call the sandbox forbids (zlib's
- * updatewindow allocates 1 << wbits bytes, wbits from a generated state). */
+ * updatewindow allocates 1 << wbits bytes, wbits from a generated state). The same past SC_MAXHEAP
+ * live blocks, however small: zlib's gz_write with a generated `want` of 0 calls gz_init, which
+ * mallocs two empty blocks, in a loop until its time runs out. */
 #define SC_HEAP_CALL_MAX ((size_t)16 << 20)
 static int sc_heap_refuse(size_t n) {
-    if (n <= SC_HEAP_CALL_MAX && sc_heap_bytes + n <= SC_HEAP_CALL_MAX) return 0;
+    if (sc_nh < SC_MAXHEAP && n <= SC_HEAP_CALL_MAX && sc_heap_bytes + n <= SC_HEAP_CALL_MAX) return 0;
     errno = ENOMEM;
     return 1;
 }
 
-void *malloc(size_t n) {
-    if (sc_heap_on && sc_heap_refuse(n)) return NULL;
-    void *p = __libc_malloc(n);
-    if (sc_heap_on && p) { memset(p, SC_HEAP_FILL, n); sc_heap_note(p, n); }
-    return p;
-}
-void *calloc(size_t a, size_t b) {
-    if (sc_heap_on && (b && a > SC_HEAP_CALL_MAX / b ? (errno = ENOMEM, 1) : sc_heap_refuse(a * b))) return NULL;
-    void *p = __libc_calloc(a, b);
-    if (sc_heap_on && p) sc_heap_note(p, a * b);
-    return p;
-}
-void *realloc(void *q, size_t n) {
-    if (!sc_heap_on) return __libc_realloc(q, n);
-    size_t old = 0;
-    int mine = !q;
-    for (unsigned i = 0; q && i < sc_nh; i++) if (sc_hb[i] == q) { old = sc_hn[i]; mine = 1; }
-    if (n > old && sc_heap_refuse(n - old)) return NULL;
-    void *p = __libc_realloc(q, n);
-    if (q && (p || !n)) sc_heap_forget(q); /* moved, or freed (n == 0) */
-    if (p) {
-        if (mine && n > old) memset((char *)p + old, SC_HEAP_FILL, n - old);
-        sc_heap_note(p, n);
-    }
-    return p;
-}
 /* Memory the call was given that malloc never gave (a generated or recorded handle, as zlib's gzclose
  * frees its state): glibc would abort; freeing it is an effect of the call, noted and compared. */
 #define SC_MAXFOREIGN 16
@@ -97,17 +74,21 @@ static uint64_t sc_arena_lo, sc_arena_hi; /* the heap's pages (sc_read_maps) */
 static uint64_t sc_foreign[SC_MAXFOREIGN];
 static unsigned sc_nforeign;
 
-/* A handle's allocator pair (zlib's zalloc and zfree: opaque, items, size) in generated private states.
- * A generated state's sizes and lengths need not agree (a window of 1 << wbits bytes that it copies
- * more into), so its blocks come from guarded slots, not glibc's heap: each block ends against a
- * PROT_NONE page, and writing past it crashes that input (skipped) instead of corrupting the heap.
- * They are tracked and compared like malloc's. */
+/* Where a call's blocks come from: guarded slots, not glibc's heap. Each block ends against a PROT_NONE
+ * page, so a write past it crashes that input (skipped, or a difference) instead of corrupting glibc's
+ * heap and killing the harness: a generated state's sizes and lengths need not agree (zlib's gz_state
+ * with a random `want` that gz_init mallocs and gz_write copies `size` bytes into; a window of
+ * 1 << wbits bytes that it copies more into). Used by malloc, calloc and realloc while the function
+ * under test runs, and by a generated handle's allocator pair (zlib's zalloc and zfree: opaque, items,
+ * size). A block too large for a slot, or one asked for when all are taken, comes from glibc. The
+ * blocks are tracked and compared like any other. */
 #define SC_CB_SMALL 24                  /* slots of 256 KiB */
 #define SC_CB_LARGE 4                   /* slots of 4 MiB */
 #define SC_CB_SLOTS (SC_CB_SMALL + SC_CB_LARGE)
 static unsigned char *sc_cb_base[SC_CB_SLOTS];
 static size_t sc_cb_cap[SC_CB_SLOTS];
 static void *sc_cb_used[SC_CB_SLOTS]; /* the block a slot holds, or NULL */
+static size_t sc_cb_size[SC_CB_SLOTS]; /* and its size as asked */
 
 static void sc_cb_init(void) { /* before the sandbox: mmap and mprotect */
     long pg = sysconf(_SC_PAGESIZE);
@@ -127,18 +108,24 @@ static int sc_cb_slot(const void *p) {
             return (int)i;
     return -1;
 }
-static void *__attribute__((unused)) sc_cb_alloc(void *opaque, unsigned items, unsigned size) {
-    (void)opaque;
-    size_t n = (size_t)items * size, r = (n + 15) & ~(size_t)15;
+/* n bytes at the end of a free slot, filled with SC_HEAP_FILL (or zero), 16-aligned; NULL when none fits. */
+static void *sc_slot_alloc(size_t n, int zero) {
+    size_t r = (n + 15) & ~(size_t)15;
     for (unsigned i = 0; i < SC_CB_SLOTS; i++)
         if (sc_cb_base[i] && !sc_cb_used[i] && r <= sc_cb_cap[i]) {
             void *p = sc_cb_base[i] + sc_cb_cap[i] - r;
-            memset(p, SC_HEAP_FILL, r);
-            sc_cb_used[i] = p;
-            if (sc_heap_on) sc_heap_note(p, n);
+            memset(p, zero ? 0 : SC_HEAP_FILL, r);
+            sc_cb_used[i] = p; sc_cb_size[i] = n;
             return p;
         }
-    return NULL; /* too large, or every slot taken: an allocator may fail */
+    return NULL;
+}
+static void *__attribute__((unused)) sc_cb_alloc(void *opaque, unsigned items, unsigned size) {
+    (void)opaque;
+    size_t n = (size_t)items * size;
+    void *p = sc_slot_alloc(n, 0);
+    if (p && sc_heap_on) sc_heap_note(p, n);
+    return p; /* NULL: too large, or every slot taken; an allocator may fail */
 }
 /* A block back to where it came from: its slot, or glibc. */
 static void sc_block_free(void *p) {
@@ -147,8 +134,44 @@ static void sc_block_free(void *p) {
     __libc_free(p);
 }
 
+void *malloc(size_t n) {
+    if (!sc_heap_on) return __libc_malloc(n);
+    if (sc_heap_refuse(n)) return NULL;
+    void *p = sc_slot_alloc(n, 0);
+    if (!p && (p = __libc_malloc(n))) memset(p, SC_HEAP_FILL, n);
+    sc_heap_note(p, n);
+    return p;
+}
+void *calloc(size_t a, size_t b) {
+    if (!sc_heap_on) return __libc_calloc(a, b);
+    if (b && a > SC_HEAP_CALL_MAX / b ? (errno = ENOMEM, 1) : sc_heap_refuse(a * b)) return NULL;
+    void *p = sc_slot_alloc(a * b, 1);
+    if (!p) p = __libc_calloc(a, b);
+    sc_heap_note(p, a * b);
+    return p;
+}
+void *realloc(void *q, size_t n) {
+    if (!sc_heap_on) return __libc_realloc(q, n);
+    size_t old = 0;
+    int mine = !q, slot = sc_cb_slot(q);
+    for (unsigned i = 0; q && i < sc_nh; i++) if (sc_hb[i] == q) { old = sc_hn[i]; mine = 1; }
+    if (n > old && sc_heap_refuse(n - old)) return NULL;
+    if (!q) return malloc(n);
+    if (!n) { free(q); return NULL; }
+    if (slot < 0 && !mine) return __libc_realloc(q, n); /* a block it was given: glibc's, untracked */
+    /* its own block: moved to a new one (a slot when one fits), the bytes past the old size filled */
+    size_t had = slot >= 0 ? sc_cb_size[slot] : old;
+    void *p = sc_slot_alloc(n, 0);
+    if (!p && (p = __libc_malloc(n))) memset(p, SC_HEAP_FILL, n);
+    if (!p) return NULL;
+    memcpy(p, q, had < n ? had : n);
+    sc_heap_forget(q);
+    sc_block_free(q);
+    sc_heap_note(p, n);
+    return p;
+}
 void free(void *p) {
-    if (sc_heap_on && p && !sc_heap_forget(p)) {
+    if (sc_heap_on && p && !sc_heap_forget(p) && sc_cb_slot(p) < 0) {
         uint64_t a = (uint64_t)(uintptr_t)p;
         if (sc_arena_hi && (a < sc_arena_lo || a >= sc_arena_hi)) {
             if (sc_nforeign < SC_MAXFOREIGN) sc_foreign[sc_nforeign] = a;

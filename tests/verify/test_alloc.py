@@ -53,3 +53,36 @@ def test_freeing_a_handle_it_was_given_is_part_of_the_result(tmp_path):
     assert res.status == "done", (res.detail, res.harness)
     [nofree] = res.candidates
     assert nofree.reason == "wrong-output", nofree.detail
+
+
+def test_a_write_past_a_block_the_call_allocated_crashes_that_input_not_the_harness(tmp_path):
+    # sink_put mallocs `want` bytes and, with a generated `have` past them, writes on past the block:
+    # in glibc's heap that corrupted the heap and the harness died ("the -O3 baseline itself fails")
+    res = _run(tmp_path, "sink", "sink_put", "sink_wrong")
+    assert res.status == "done", (res.detail, res.harness)
+    assert re.search(r"[\d,]+ skipped: the -O3 original crashes", res.harness), res.harness
+    assert res.coverage and res.coverage["generated_percent"] == 100, res.harness
+    [wrong] = res.candidates
+    assert wrong.reason == "wrong-output", wrong.detail
+
+
+def test_a_call_that_allocates_in_a_loop_is_refused_memory_not_killed(tmp_path):
+    # with a generated `want` of 0, sink_drain mallocs empty blocks until its time runs out: past
+    # SC_MAXHEAP live blocks malloc returns NULL, and the function returns its error
+    res = _run(tmp_path, "sink", "sink_drain")
+    assert res.status == "done", (res.detail, res.harness)
+    assert res.coverage and res.coverage["generated_percent"] == 100, res.harness
+
+
+def test_a_buffer_grown_with_realloc_keeps_its_bytes(tmp_path):
+    # the harness's realloc moves a block between guarded slots: the same result grown on another schedule
+    res = _run(tmp_path, "grows", "grow_sum", "grows_wide", "grows_short")
+    assert res.status == "done" and res.coverage and res.coverage["percent"] >= 80, (
+        res.detail,
+        res.harness,
+    )  # all but its out-of-memory path
+    by = {c.label: c for c in res.candidates}
+    assert by["grows_wide"].reason in (None, "not-faster") and by["grows_wide"].inputs_checked > 3000, by[
+        "grows_wide"
+    ].detail
+    assert by["grows_short"].reason == "wrong-output", by["grows_short"].detail
