@@ -171,6 +171,8 @@ def render_inputs(
         most = max(regions[j] if j < len(regions) else 0, owned[j] if j < len(owned) else 0)
         out.append(f"    sc_guard_init(&sc_rg[{j}], {most} + 64);")
     out.append("}")
+    rel_top, relations = _field_relations(plan)
+    out += rel_top
     out.append("static void sc_gen(uint64_t i, sc_input *in) {")
     out.append("    sc_rng r = { sc_mix(SC_SEED ^ (i * 0xd1342543de82ef95ULL)) };")
     out.append(
@@ -216,6 +218,7 @@ def render_inputs(
                 f"    if (in->len[{k}]) {{ uint64_t v = sc_below(&r, 4) == 0 ? sc_below(&r, in->len[{i}] + 1)"
                 f" : in->len[{i}]; (({et} *)in->pv[{k}])[0] = ({et})v; }}"
             )
+    out += relations
     out += _aliasing(plan)
     if _owned_sizes(plan):  # a struct generated with what it owns: compared as a deep call is (its words
         # from each buffer's start: where the buffer lies, at the start or the end of its pages, changes nothing)
@@ -542,6 +545,64 @@ def _buffer(plan: Plan, k: int, p: ParamPlan, ne: int) -> list[str]:
         out.append(f"    a{k}[L{k}] = 0;")
     out.append(f"    in->pv[{k}] = a{k}; in->len[{k}] = L{k};")
     return out
+
+
+MAX_RELATED_FIELDS = 512  # integer fields an integer parameter may be drawn from (a struct's first ones)
+
+
+def _field_relations(plan: Plan) -> tuple[list[str], list[str]]:
+    """C that sets an integer parameter, one random input in four, to one of the generated structs'
+    integer fields, or one more or one less: a count checked against a struct's own (zlib's `used`
+    against `avail_in`, wrong only where used == avail_in - 1) is almost never met by two random draws.
+    The fields are those of the struct parameters and of the private structs behind them. Returns the
+    function that finds a struct's bytes (before sc_gen) and the lines in sc_gen, after every parameter."""
+    ints = [k for k, p in enumerate(plan.params) if p.role == "int"]
+    sources: list[str] = []  # C: the bytes of one struct, and how many there are
+    table: list[str] = []
+    regions = _regions(plan)
+    for k, p in enumerate(plan.params):
+        if p.role != "array" or p.element is None:
+            continue
+        structs = [(f"in->pv[{k}]", f"in->len[{k}] * sizeof({p.element.ctype})", p.fields)]
+        structs += [
+            (f"in->rp[{regions.owned[k, i]}]", f"in->rlen[{regions.owned[k, i]}]", o.fields)
+            for i, o in enumerate(p.owned)
+        ]
+        for base, size, fields in structs:
+            picked = [
+                (off, bits // 8, signed) for off, kind, bits, signed in fields if kind == "int" and 8 <= bits <= 64
+            ]
+            picked = picked[: MAX_RELATED_FIELDS - len(table)]
+            if picked:
+                sources.append(f"    case {len(sources)}: *n = {base} ? {size} : 0; return {base};")
+                table += [f"{{{len(sources) - 1}, {off}, {n}, {int(signed)}}}" for off, n, signed in picked]
+    if not ints or not table:
+        return [], []
+    top = [
+        "/* the bytes of generated struct s, and how many (_field_relations) */",
+        "static const unsigned char *sc_rel_base(const sc_input *in, unsigned s, size_t *n) {",
+        "    switch (s) {",
+        *sources,
+        "    }",
+        "    *n = 0;",
+        "    return NULL;",
+        "}",
+        f"static const struct {{ unsigned src, off, n, sgn; }} sc_rel[] = {{{', '.join(table)}}};",
+    ]
+    body = ["    /* an integer parameter one of a struct's fields, or one off */"]
+    for k in ints:
+        p = plan.params[k]
+        val = "v"
+        if p.lo is not None and p.hi is not None:
+            val = f"sc_clamp(v, {int(p.signed)}, {_u64(int(p.lo))}, {_u64(int(p.hi))})"
+        body.append(
+            f"    if (!edge && sc_below(&r, 4) == 0) {{ unsigned t = (unsigned)sc_below(&r, {len(table)}); size_t nb;"
+            " const unsigned char *b = sc_rel_base(in, sc_rel[t].src, &nb);"
+            " if (b && sc_rel[t].off + sc_rel[t].n <= nb) { uint64_t v = 0; memcpy(&v, b + sc_rel[t].off, sc_rel[t].n);"
+            " if (sc_rel[t].sgn && sc_rel[t].n < 8 && (v >> (8 * sc_rel[t].n - 1) & 1)) v |= ~0ULL << (8 * sc_rel[t].n);"
+            f" v += sc_below(&r, 3) - 1; in->iv[{k}] = {val}; }} }}"
+        )
+    return top, body
 
 
 def aliasable_pairs(plan: Plan) -> list[tuple[int, int]]:

@@ -94,9 +94,12 @@ static void sc_cb_init(void) { /* before the sandbox: mmap and mprotect */
     long pg = sysconf(_SC_PAGESIZE);
     for (unsigned i = 0; i < SC_CB_SLOTS; i++) {
         size_t cap = i < SC_CB_SMALL ? (size_t)256 << 10 : (size_t)4 << 20;
-        unsigned char *m = mmap(NULL, cap + (size_t)pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-        if (m == MAP_FAILED) return;
-        mprotect(m + cap, (size_t)pg, PROT_NONE);
+        unsigned char *m = sc_island_pages(cap); /* sc_rt.h: PROT_NONE past it */
+        if (!m) {
+            m = mmap(NULL, cap + (size_t)pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+            if (m == MAP_FAILED) return;
+            mprotect(m + cap, (size_t)pg, PROT_NONE);
+        }
         sc_cb_base[i] = m; sc_cb_cap[i] = cap;
     }
 }
@@ -210,9 +213,10 @@ static inline uint64_t sc_heap_tag(unsigned b, uint64_t off) { return (0x5CA5ULL
 
 /* The process's readable mappings, read once before the sandbox (sc_read_maps): what a word that is
  * not a pointer into the call's own memory points to. */
-#define SC_MAXMAPS 128
+#define SC_MAXMAPS 512
 static uint64_t sc_map_lo[SC_MAXMAPS], sc_map_hi[SC_MAXMAPS];
 static unsigned sc_nmaps;
+static uint64_t sc_maps_lo = ~0ULL, sc_maps_hi; /* below and above every mapping: most words of random bytes */
 extern char __executable_start[], _end[];
 
 static void sc_read_maps(void) {
@@ -224,6 +228,8 @@ static void sc_read_maps(void) {
         unsigned long long lo, hi; char perm[8];
         if (sscanf(line, "%llx-%llx %7s", &lo, &hi, perm) == 3 && perm[0] == 'r') {
             sc_map_lo[sc_nmaps] = lo; sc_map_hi[sc_nmaps++] = hi;
+            if (lo < sc_maps_lo) sc_maps_lo = lo;
+            if (hi > sc_maps_hi) sc_maps_hi = hi;
             if (strstr(line, "[heap]")) { sc_arena_lo = lo; sc_arena_hi = hi; }
         }
     }
@@ -243,6 +249,8 @@ static inline int sc_in_image(uint64_t w) {
  * in each build); anywhere else mapped (the stack, the library) as one value; a word that points
  * nowhere is itself. */
 static inline uint64_t sc_mapped_word(uint64_t w) {
+    /* below or above every mapping (a guarded slot's 0-byte block lies at its guard page: one page more) */
+    if (sc_nmaps && (w < sc_maps_lo || w > sc_maps_hi + 4096)) return w;
     uint64_t off;
     int b = sc_heap_find(w, &off);
     if (b >= 0) return sc_heap_tag((unsigned)b, off);

@@ -74,14 +74,41 @@ static inline double sc_rand_double(sc_rng *r) {
  * placed against the page after it (reading one element past the end
  * crashes) or against the page before it (writing before the start crashes). */
 typedef struct { unsigned char *base; size_t cap; } sc_guard;
+
+/* Every guarded buffer (and the allocator's slots, sc_heap.h) lies on an island of address space with
+ * SC_SEA bytes of PROT_NONE on either side, reserved, never backed: a pointer a generated field sends
+ * far from its buffer (zlib's `window + strstart` with a random 32-bit strstart, times an element's
+ * size) faults there, which is that input's crash, instead of landing in the C library's data and
+ * killing the harness on one layout of memory and not on another. Buffers on the island are one
+ * PROT_NONE page apart. */
+#define SC_SEA ((size_t)64 << 30)
+#define SC_ISLAND ((size_t)16 << 30)
+static unsigned char *sc_island_next, *sc_island_end;
+static inline unsigned char *sc_island_pages(size_t bytes) { /* bytes: whole pages, read-write; NULL if none */
+    long pg = sysconf(_SC_PAGESIZE);
+    if (!sc_island_end) {
+        unsigned char *m = mmap(NULL, 2 * SC_SEA + SC_ISLAND, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+        sc_island_next = sc_island_end = (unsigned char *)1; /* tried */
+        if (m != MAP_FAILED) { sc_island_next = m + SC_SEA; sc_island_end = sc_island_next + SC_ISLAND; }
+    }
+    if (sc_island_next == (unsigned char *)1 || bytes + (size_t)pg > (size_t)(sc_island_end - sc_island_next)) return NULL;
+    unsigned char *p = sc_island_next + pg;
+    if (mprotect(p, bytes, PROT_READ | PROT_WRITE)) return NULL;
+    sc_island_next = p + bytes;
+    return p;
+}
 static inline void sc_guard_init(sc_guard *g, size_t bytes) {
     long pg = sysconf(_SC_PAGESIZE);
     size_t cap = (bytes + pg - 1) / pg * pg + pg;
-    unsigned char *m = mmap(NULL, cap + 2 * pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (m == MAP_FAILED) { perror("mmap"); exit(70); }
-    mprotect(m, pg, PROT_NONE);
-    mprotect(m + pg + cap, pg, PROT_NONE);
-    g->base = m + pg; g->cap = cap;
+    unsigned char *p = sc_island_pages(cap);
+    if (!p) { /* no island (an address-space limit): a mapping of its own, a guard page on each side */
+        unsigned char *m = mmap(NULL, cap + 2 * pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (m == MAP_FAILED) { perror("mmap"); exit(70); }
+        mprotect(m, pg, PROT_NONE);
+        mprotect(m + pg + cap, pg, PROT_NONE);
+        p = m + pg;
+    }
+    g->base = p; g->cap = cap;
 }
 static inline void *sc_guard_place(sc_guard *g, size_t bytes, int at_start) {
     return at_start ? g->base : g->base + g->cap - bytes;

@@ -3,7 +3,7 @@
 Every such process gets: a fresh scratch working directory (removed after),
 no file descriptors beyond stdin/stdout/stderr, a minimal environment, its
 own process group (killed whole on timeout and after it ends), no core dumps,
-and rlimits on CPU time, address space, file size, processes and open files.
+and rlimits on CPU time, data size, file size, processes and open files.
 Inside, the harness or the linked-in constructor installs no_new_privs and a
 seccomp filter before the first candidate instruction (harness/sc_sandbox.h).
 `sandbox_available()` checks once that this machine can do that.
@@ -25,7 +25,7 @@ from typing import Any
 
 from ..harness.contract import EXIT_NO_SANDBOX
 
-ADDRESS_SPACE = 4 << 30
+DATA_SIZE = 4 << 30  # private writable memory; not address space: the harness reserves a PROT_NONE sea
 FILE_SIZE = 64 << 20
 
 
@@ -54,7 +54,7 @@ def _limits(cpu_seconds: int):
     def apply():
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
         resource.setrlimit(resource.RLIMIT_CPU, (cpu_seconds, cpu_seconds + 1))
-        resource.setrlimit(resource.RLIMIT_AS, (ADDRESS_SPACE, ADDRESS_SPACE))
+        resource.setrlimit(resource.RLIMIT_DATA, (DATA_SIZE, DATA_SIZE))
         resource.setrlimit(resource.RLIMIT_FSIZE, (FILE_SIZE, FILE_SIZE))
         resource.setrlimit(resource.RLIMIT_NOFILE, (16, 16))
         resource.setrlimit(resource.RLIMIT_NPROC, (0, 0))  # not enforced for root: seccomp blocks fork there

@@ -205,6 +205,20 @@ def test_a_wrong_write_to_one_struct_field_is_caught(consume):
     assert not chk.ok and chk.reason == "wrong-output", chk.detail
 
 
+def test_a_count_one_short_of_a_large_field_is_generated(consume):
+    """Wrong only where `used` is one less than a large `avail_in`: two random draws almost never meet
+    so, but an integer parameter is now and then drawn from a struct's field, or one off."""
+    h, tmp, _ = consume
+    wrong = _variant(
+        tmp,
+        "zlike_consume",
+        "strm->total_in += used;",
+        "strm->total_in += used + (strm->avail_in == 1 && used > 100000);",
+    )
+    chk = check_asm(h, tmp, wrong, "far")
+    assert not chk.ok and chk.reason == "wrong-output", chk.detail
+
+
 def test_a_pointer_field_is_compared_by_where_it_points(consume):
     """Addresses differ between processes, so a pointer field is never compared by value; next_in points
     into a generated buffer (it was NULL, and this line never ran), and where it is left is compared as

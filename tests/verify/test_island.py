@@ -1,0 +1,60 @@
+"""The harness's buffers lie on an island of address space with 64 GiB of PROT_NONE on either side: a
+pointer that a generated field sends far from its buffer (zlib's `window + strstart` with a random
+32-bit strstart) faults, which is that input's crash, instead of landing in the C library's data and
+killing the harness on one layout of memory and not another (deflate_stored's self-check did)."""
+
+from __future__ import annotations
+
+import subprocess
+
+from supercoder_lsp.harness import include_dir
+from supercoder_lsp.verify.sandbox import DATA_SIZE
+
+PROBE = r"""
+#include "sc_rt.h"
+#include <signal.h>
+#include <setjmp.h>
+static sigjmp_buf back;
+static void on_segv(int s) { (void)s; siglongjmp(back, 1); }
+/* 1 if a write at p faults */
+static int faults(volatile unsigned char *p) {
+    if (sigsetjmp(back, 1)) return 1;
+    *p = 1;
+    return 0;
+}
+int main(void) {
+    signal(SIGSEGV, on_segv);
+    sc_guard g, h;
+    sc_guard_init(&g, 4096);
+    sc_guard_init(&h, 100);
+    unsigned char *a = sc_guard_place(&g, 4096, 0), *b = sc_guard_place(&h, 100, 1);
+    a[0] = a[4095] = b[0] = b[99] = 1;
+    int far = 0, n = 0;
+    /* from 1 MiB past the end (the other buffer lies one page after this one) up to 64 GiB, both ways:
+       every page up to 64 MiB (where the C library's data and other mappings lie), then further apart */
+    for (long long d = 1 << 20; d < (1LL << 36); d += d < (1LL << 26) ? 4096 : d / 3) {
+        far += faults(a + 4096 + d - 1) + faults(b - d);
+        n += 2;
+    }
+    printf("%d %d %d %d\n", far, n, faults(a + 4096), faults(b - 1));
+    return 0;
+}
+"""
+
+
+def test_a_write_far_from_any_buffer_faults_whatever_the_layout(tmp_path):
+    src = tmp_path / "probe.c"
+    src.write_text(PROBE)
+    exe = tmp_path / "probe"
+    subprocess.run(["gcc", "-O1", "-I", str(include_dir()), src, "-o", exe], check=True)
+    # under the harness's own limit: private writable memory, not address space
+    limit = f"import resource, subprocess; resource.setrlimit(resource.RLIMIT_DATA, ({DATA_SIZE}, {DATA_SIZE}))"
+    out = subprocess.run(
+        ["python3", "-c", f"{limit}; print(subprocess.run(['{exe}'], capture_output=True, text=True).stdout)"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split()
+    far, n, past_end, before_start = map(int, out)
+    assert (past_end, before_start) == (1, 1)  # the guard pages
+    assert far == n, f"{n - far} of {n} writes up to 64 GiB from a buffer landed in mapped memory"
