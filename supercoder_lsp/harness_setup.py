@@ -5,6 +5,7 @@ replayed beside the generated inputs."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from . import build
@@ -19,6 +20,20 @@ from .verify.function_check import FunctionHarness, OutsideDomain
 from .verify.program_state import Recording, record_program
 
 
+def _link_failure(output: str) -> str:
+    """Why the harness did not link; where symbols of other files are missing (zlib's inflate calls
+    adler32 and inflate_fast), which, and how to give them."""
+    missing = sorted(set(re.findall(r"undefined reference to `([^']+)'", output)))
+    if missing:
+        names = ", ".join(missing[:6]) + (f" and {len(missing) - 6} more" if len(missing) > 6 else "")
+        return (
+            f"the function-level harness could not be linked: it calls {names}, defined in other files of the "
+            "program; give them to link with (--ldflags 'libz.a' or 'other.o', or .supercoder.toml [build] "
+            "ldflags; --tests DIR)"
+        )
+    return f"the function-level harness could not be linked: {_lines(output, 600)}"
+
+
 def build_harness(ctx: FileContext, fn: CFunction, plan: Plan, base_obj: Path, fdir: Path, opts: Options, rec):
     """Build the function harness; link the rest of the file when the function needs it. `rec` is
     what the program's runs recorded (program_recording). Where the -O3 original runs out of time or
@@ -30,7 +45,7 @@ def build_harness(ctx: FileContext, fn: CFunction, plan: Plan, base_obj: Path, f
         try:
             h, support, narrowing = _prepare(ctx, fn, plan, base_obj, fdir, opts, rec, (ctx.support_object(),))
         except build.BuildError as e:
-            return None, (), f"the function-level harness could not be linked: {_lines(e.output, 600)}"
+            return None, (), _link_failure(e.output)
         except RuntimeError as e:
             return None, (), str(e)
     except RuntimeError as e:

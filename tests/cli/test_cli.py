@@ -372,7 +372,8 @@ def test_a_function_that_calls_another_file_of_its_library_links_with_the_librar
     (tmp_path / "empty").mkdir()
     args = (str(lib / "lib.c"), "--proposer", "replay", "--candidates", "empty", "--inputs", "1000", "-f", "mixed_sum")
     [alone] = run_json(*args, cwd=tmp_path)["functions"]
-    assert "could not be linked" in alone["harness"] and "mix_word" in alone["harness"], alone["harness"]
+    assert "could not be linked: it calls mix_word, defined in other files" in alone["harness"], alone["harness"]
+    assert "--ldflags" in alone["detail"] and "give program tests" not in alone["detail"], alone["detail"]
     [fn] = run_json(*args, "--ldflags", "main.o libmix.a", "--bench-input", "in.txt", cwd=tmp_path)["functions"]
     assert fn["coverage"] and fn["coverage"]["recorded"] > 0 and fn["coverage"]["percent"] == 100, fn["harness"]
 
