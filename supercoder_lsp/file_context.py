@@ -9,6 +9,7 @@ from pathlib import Path
 
 from . import build
 from .build.debuginfo import CompiledFunction, compile_debug_object, compiled_functions
+from .build.project import project_library
 from .harness import include_dir
 from .model import BuildConfig, CFunction
 from .source import remove_definition
@@ -21,6 +22,7 @@ class FileContext:
         self.path, self.text, self.cfg, self.asm, self.work, self.tests = path, text, cfg, asm, work, tests
         self._support: Path | None = None
         self._library_flags: tuple[str, ...] | None = None
+        self._project_note: str | None = None  # link_project's
         self._program: Path | None = None
         self._rest: dict[str, Path] = {}
         self._compiled: dict[str, CompiledFunction] | None = None
@@ -43,6 +45,22 @@ class FileContext:
         if self._library_flags is None:
             self._library_flags = build.library_flags(self.cfg.ldflags, self.work / "libs")
         return self._library_flags
+
+    def link_project(self) -> str:
+        """From now on, harnesses link the project's other files (build/project.py), where the flags
+        came from a compile_commands.json: a note that says so, or "" where there is nothing to link."""
+        if self._project_note is None:
+            self._project_note = ""
+            db = self.cfg.source.removeprefix("compile_commands.json:") if self.cfg.source else ""
+            if db and db != self.cfg.source and Path(db).is_file():
+                lib = project_library(Path(db), self.path, self.work / "project")
+                if lib.archive is not None:
+                    self._library_flags = (*self.library_flags(), str(lib.archive))
+                    left = f"; left out: {', '.join(lib.left_out)}" if lib.left_out else ""
+                    self._project_note = (
+                        f"; linked with the project's other {lib.members} file(s) from compile_commands.json{left}"
+                    )
+        return self._project_note
 
     def support_object(self) -> Path:
         """The file's own object with its function and main made weak, so a

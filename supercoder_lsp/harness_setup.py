@@ -39,13 +39,23 @@ def build_harness(ctx: FileContext, fn: CFunction, plan: Plan, base_obj: Path, f
     what the program's runs recorded (program_recording). Where the -O3 original runs out of time or
     fails on most generated inputs, its integer parameters are narrowed (harness.plan.narrowed) and the
     harness says so; the harness's own plan (`h.plan`) is the one its inputs follow."""
+    linked = ""
     try:
         h, support, narrowing = _prepare(ctx, fn, plan, base_obj, fdir, opts, rec, ())
     except build.BuildError:  # (a RuntimeError too) linked alone: try with the rest of the file
         try:
             h, support, narrowing = _prepare(ctx, fn, plan, base_obj, fdir, opts, rec, (ctx.support_object(),))
         except build.BuildError as e:
-            return None, (), _link_failure(e.output)
+            # symbols of other files: the rest of the project, from compile_commands.json, where there is one
+            linked = ctx.link_project() if "undefined reference" in e.output else ""
+            if not linked:
+                return None, (), _link_failure(e.output)
+            try:
+                h, support, narrowing = _prepare(ctx, fn, plan, base_obj, fdir, opts, rec, (ctx.support_object(),))
+            except build.BuildError as e2:
+                return None, (), _link_failure(e2.output)
+            except RuntimeError as e2:
+                return None, (), str(e2)
         except RuntimeError as e:
             return None, (), str(e)
     except RuntimeError as e:
@@ -69,7 +79,7 @@ def build_harness(ctx: FileContext, fn: CFunction, plan: Plan, base_obj: Path, f
     cov = measure_coverage(h, ctx.path, ctx.cfg, fdir / "coverage", ctx.library_flags())
     if isinstance(cov, Coverage):
         h.coverage, cov = cov, cov.describe()
-    return h, support, f"{h.describe_inputs()} ({describe(h.plan)}){slow}{narrow}{_recording_note(rec)}; {cov}"
+    return h, support, f"{h.describe_inputs()} ({describe(h.plan)}){linked}{slow}{narrow}{_recording_note(rec)}; {cov}"
 
 
 def _prepare(ctx: FileContext, fn: CFunction, plan: Plan, base_obj: Path, fdir: Path, opts: Options, rec, support):

@@ -103,9 +103,9 @@ def objcopy(obj: str | os.PathLike, *args: str) -> None:
 def library_flags(ldflags: tuple[str, ...], workdir: str | os.PathLike) -> tuple[str, ...]:
     """The project's link flags for a harness, which has a main of its own: an object among them
     that defines main (the program's, e.g. zlib's example.o) is left out, libraries stay."""
-    return tuple(a for a in ldflags if not (a.endswith(".o") and Path(a).is_file() and _defines_main(Path(a))))
+    return tuple(a for a in ldflags if not (a.endswith(".o") and Path(a).is_file() and defines_main(Path(a))))
 
 
-def _defines_main(obj: Path) -> bool:
+def defines_main(obj: Path) -> bool:
     p = subprocess.run(["nm", "--defined-only", str(obj)], capture_output=True, text=True)
     return any(line.split()[-1:] == ["main"] for line in p.stdout.splitlines())

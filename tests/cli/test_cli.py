@@ -378,6 +378,27 @@ def test_a_function_that_calls_another_file_of_its_library_links_with_the_librar
     assert fn["coverage"] and fn["coverage"]["recorded"] > 0 and fn["coverage"]["percent"] == 100, fn["harness"]
 
 
+def test_a_function_that_calls_another_file_links_the_project_from_compile_commands(tmp_path):
+    """With a compile_commands.json, the project's other files are built into an archive the harness
+    links: mixed_sum gets its mix_word from mix.c with no --ldflags; main.c, a program, is left out."""
+    lib = FIXTURES / "cli" / "library"
+    for src in ("lib", "main", "mix"):
+        shutil.copy(lib / f"{src}.c", tmp_path / f"{src}.c")
+    db = [
+        {"directory": str(tmp_path), "file": f"{s}.c", "arguments": ["gcc", "-O2", "-c", f"{s}.c"]}
+        for s in ("lib", "main", "mix")
+    ]
+    (tmp_path / "compile_commands.json").write_text(json.dumps(db))
+    (tmp_path / "empty").mkdir()
+    args = ("lib.c", "--proposer", "replay", "--candidates", "empty", "--inputs", "1000", "-f", "mixed_sum")
+    [fn] = run_json(*args, cwd=tmp_path)["functions"]
+    assert fn["status"] == "done" and fn["coverage"] and fn["coverage"]["percent"] > 0, fn["harness"]
+    assert (
+        "linked with the project's other 1 file(s) from compile_commands.json; left out: main.c (defines main)"
+        in fn["harness"]
+    ), fn["harness"]
+
+
 def test_a_function_that_prints_is_not_judged_by_its_return_value():
     """A debug printer among the hot functions: its output is its result, which the function harness does
     not compare; it says so, and the other functions of the file are optimized as usual."""

@@ -1,0 +1,63 @@
+"""The rest of a project, for a harness that calls functions of other files (zlib's inflate calls
+adler32, crc32 and inflate_fast): every other translation unit of compile_commands.json built with
+its own flags into one static archive. The linker takes from an archive only the members a harness
+needs, so linking it costs nothing where nothing is missing; a file that defines main (a program of
+the project) is left out, as is one that does not compile."""
+
+from __future__ import annotations
+
+import json
+import shlex
+from dataclasses import dataclass
+from pathlib import Path
+
+from .compile import BuildError, compile_object, defines_main, run_tool
+from .flags import from_compile_commands
+
+
+@dataclass
+class ProjectLibrary:
+    archive: Path | None  # None: no other file built
+    members: int  # files in it
+    left_out: list[str]  # other files, each with why ("defines main", "does not compile")
+
+
+def _sources(db: Path) -> list[Path]:
+    out = []
+    for entry in json.loads(db.read_text()):
+        if not isinstance(entry, dict) or "file" not in entry:
+            continue
+        f = Path(entry["file"])
+        if not f.is_absolute():
+            f = Path(entry.get("directory", db.parent)) / f
+        argv = entry.get("arguments") or shlex.split(entry.get("command", ""))
+        if argv and f.suffix == ".c" and f.resolve() not in out:
+            out.append(f.resolve())
+    return out
+
+
+def project_library(db: Path, exclude: Path, workdir: Path) -> ProjectLibrary:
+    """Every file of `db` but `exclude`, compiled into workdir/libproject.a."""
+    workdir.mkdir(parents=True, exist_ok=True)
+    objs: list[str] = []
+    left_out: list[str] = []
+    for i, src in enumerate(s for s in _sources(db) if s != exclude.resolve()):
+        cfg = from_compile_commands(db, src)
+        obj = workdir / f"{i}-{src.stem}.o"
+        if cfg is None:
+            continue
+        try:
+            compile_object(src, cfg, obj)
+        except BuildError:
+            left_out.append(f"{src.name} (does not compile)")
+            continue
+        if defines_main(obj):
+            left_out.append(f"{src.name} (defines main)")
+            continue
+        objs.append(str(obj))
+    if not objs:
+        return ProjectLibrary(None, 0, left_out)
+    archive = workdir / "libproject.a"
+    archive.unlink(missing_ok=True)
+    run_tool(["ar", "rcs", str(archive), *objs], "ar")
+    return ProjectLibrary(archive, len(objs), left_out)
