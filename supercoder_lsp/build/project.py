@@ -36,12 +36,18 @@ def _sources(db: Path) -> list[Path]:
     return out
 
 
+MAX_FILES = 300  # more, and building them all on first need would hold a job for minutes: --ldflags instead
+
+
 def project_library(db: Path, exclude: Path, workdir: Path) -> ProjectLibrary:
     """Every file of `db` but `exclude`, compiled into workdir/libproject.a."""
     workdir.mkdir(parents=True, exist_ok=True)
     objs: list[str] = []
     left_out: list[str] = []
-    for i, src in enumerate(s for s in _sources(db) if s != exclude.resolve()):
+    others = [s for s in _sources(db) if s != exclude.resolve()]
+    if len(others) > MAX_FILES:
+        return ProjectLibrary(None, 0, [f"{len(others)} files, over {MAX_FILES}"])
+    for i, src in enumerate(others):
         cfg = from_compile_commands(db, src)
         obj = workdir / f"{i}-{src.stem}.o"
         if cfg is None:

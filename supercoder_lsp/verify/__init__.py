@@ -16,7 +16,7 @@ change to what is checked (screens, harness inputs, ABI checks, comparisons, tim
 #    break the original's own harness, the program's calls are checked alone; a handle's private state generated.
 #    10: a struct's data pointers point into a generated buffer, compared as (buffer, offset); arguments on the
 #    stack; a length passed by pointer is its buffer's capacity; a handle generated as the struct beginning with it.
-VERIFIER_VERSION = 10
+VERIFIER_VERSION = 11
 
 # What verification does not establish, said next to every claim (the CLI's notes, the JSON report).
 LIMITS = (
