@@ -5,14 +5,20 @@ function's definition removed, the sandbox constructor)."""
 
 from __future__ import annotations
 
+import shutil
+from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 from . import build
 from .build.debuginfo import CompiledFunction, compile_debug_object, compiled_functions
 from .build.project import project_library
 from .harness import include_dir
+from .harness.contract import STATIC_ALIAS
 from .model import BuildConfig, CFunction
 from .source import remove_definition
+
+T = TypeVar("T")
 
 
 class FileContext:
@@ -62,15 +68,49 @@ class FileContext:
                     )
         return self._project_note
 
-    def support_object(self) -> Path:
-        """The file's own object with its function and main made weak, so a
-        harness can link a function that uses the file's globals or helpers."""
+    def support_object(self, weak_refs: bool = False) -> Path:
+        """The file's own object with its definitions (its function and main among them) made weak, so
+        a harness can link a function that uses the file's globals or helpers; its file-scope variables
+        also have global names (STATIC_ALIAS), for inputs that point at them. Its references to other
+        files stay strong: a link that misses them fails, and says which (compress calls compress2,
+        which calls deflateInit_ in deflate.c), instead of calling address 0. With `weak_refs` they are
+        weak too: the last resort, where the function itself never reaches them."""
         if self._support is None:
             obj = self.work / "file.o"
             build.compile_object(self.path, self.cfg, obj)
-            build.objcopy(obj, "--weaken")
+            build.objcopy(obj, *(f"--weaken-symbol={s}" for s in build.defined_globals(obj)))
+            build.objcopy(obj, *(f"--add-symbol={STATIC_ALIAS}{n}={at},global" for n, at in build.file_variables(obj)))
             self._support = obj
-        return self._support
+        if not weak_refs:
+            return self._support
+        weak = self.work / "file-weak.o"
+        if not weak.exists():
+            shutil.copyfile(self._support, weak)
+            build.objcopy(weak, "--weaken")
+        return weak
+
+    def linked(self, attempt: Callable[[tuple[Path, ...]], T]) -> T:
+        """`attempt(support)` with the first way of linking that works: alone; with the rest of the file;
+        with the project's other files too (link_project), where symbols of other files are missing;
+        last, with the rest of the file's references to other files weak. Raises the last BuildError."""
+        err: build.BuildError | None = None
+        for step in ("alone", "file", "project", "weak"):
+            missing = err is not None and "undefined reference" in err.output
+            if step == "project" and (not missing or self._project_note is not None or not self.link_project()):
+                continue
+            if step == "weak" and not missing:
+                continue
+            support = () if step == "alone" else (self.support_object(weak_refs=step == "weak"),)
+            try:
+                return attempt(support)
+            except build.BuildError as e:
+                err = e
+        assert err is not None
+        raise err
+
+    def project_note(self) -> str:
+        """What link_project said, where it linked the project's other files ("" where not)."""
+        return self._project_note or ""
 
     def data_sizes(self) -> dict[str, int]:
         """Sizes of the file's data symbols, to bound a candidate's `sym+N` references."""

@@ -1,6 +1,6 @@
-"""The function harness of one function, built the way its file needs: alone first, then linked
-with the rest of the file (weakened) and started from the program's recorded states when the
-function uses the file's globals or helpers. Calls recorded from the program's own runs are
+"""The function harness of one function, built the way its file needs (FileContext.linked): alone
+first, then linked with the rest of the file, and the project's other files, and started from the
+program's recorded states when the function uses the file's globals or helpers. Calls recorded from the program's own runs are
 replayed beside the generated inputs."""
 
 from __future__ import annotations
@@ -39,27 +39,13 @@ def build_harness(ctx: FileContext, fn: CFunction, plan: Plan, base_obj: Path, f
     what the program's runs recorded (program_recording). Where the -O3 original runs out of time or
     fails on most generated inputs, its integer parameters are narrowed (harness.plan.narrowed) and the
     harness says so; the harness's own plan (`h.plan`) is the one its inputs follow."""
-    linked = ""
     try:
-        h, support, narrowing = _prepare(ctx, fn, plan, base_obj, fdir, opts, rec, ())
-    except build.BuildError:  # (a RuntimeError too) linked alone: try with the rest of the file
-        try:
-            h, support, narrowing = _prepare(ctx, fn, plan, base_obj, fdir, opts, rec, (ctx.support_object(),))
-        except build.BuildError as e:
-            # symbols of other files: the rest of the project, from compile_commands.json, where there is one
-            linked = ctx.link_project() if "undefined reference" in e.output else ""
-            if not linked:
-                return None, (), _link_failure(e.output)
-            try:
-                h, support, narrowing = _prepare(ctx, fn, plan, base_obj, fdir, opts, rec, (ctx.support_object(),))
-            except build.BuildError as e2:
-                return None, (), _link_failure(e2.output)
-            except RuntimeError as e2:
-                return None, (), str(e2)
-        except RuntimeError as e:
-            return None, (), str(e)
+        h, support, narrowing = ctx.linked(lambda sup: _prepare(ctx, fn, plan, base_obj, fdir, opts, rec, sup))
+    except build.BuildError as e:
+        return None, (), _link_failure(e.output)
     except RuntimeError as e:
         return None, (), str(e)
+    linked = ctx.project_note()
     slow = (
         (
             f"; the -O3 baseline took {h.base_seconds:.0f}s on them: bound the inputs to make checks faster "

@@ -60,6 +60,10 @@ class CType:
     code_kinds: tuple[str, ...] = ()  # per function pointer: "alloc" (zalloc), "free" (zfree) or ""
     # a parameter's struct only: its own pointers to plain data, as Owned's (deflate_state *s in trees.c)
     data: tuple[tuple[int, int, int, int], ...] = ()
+    # a parameter's struct only: its pointers to a const struct of which the file defines instances (trees.c's
+    # tree_desc.stat_desc and static_l_desc, static_d_desc, static_bl_desc): (offset, ((symbol, byte offset
+    # in it), ...)); generated inputs point there
+    statics: tuple[tuple[int, tuple[tuple[str, int], ...]], ...] = ()
 
     @property
     def pointer_offsets(self) -> tuple[int, ...]:

@@ -370,20 +370,20 @@ class Pipeline:
             plan, early_timer = harness.plan, None
         with sw("measure"):
             timer = early_timer if early_timer is not None and not support else make_timer(support)
-        timer.s.skip_file = harness.skip_file  # timed on inputs the original completes, as it was checked on
+        timer.s.skip_file = harness.timing_skip_file()  # timed on inputs the original completes
         return harness, timer
 
     def _probed(self, ctx: FileContext, fn: CFunction, plan: Plan, base_obj: Path, fdir: Path) -> Plan:
         """The plan with each array that has no length parameter sized by probing the original."""
         self.progress(fn.name, "probe buffer sizes")
-        for support in ((), (ctx.support_object(),)):
-            try:
-                return probe_sizes(
+        try:
+            return ctx.linked(
+                lambda support: probe_sizes(
                     plan, fn.name, base_obj, fdir / "probe", support, self.opts.seed, ctx.library_flags()
                 )
-            except build.BuildError as e:
-                last = e
-        return Plan(False, f"its buffer sizes could not be probed: {last.what}: {last.output[-300:]}", [], None)
+            )
+        except build.BuildError as e:
+            return Plan(False, f"its buffer sizes could not be probed: {e.what}: {e.output[-300:]}", [], None)
 
     def _round(
         self, proposer, req: ProposalRequest, judge: Judge, res: FunctionResult, sw: Stopwatch

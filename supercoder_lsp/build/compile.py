@@ -106,6 +106,28 @@ def library_flags(ldflags: tuple[str, ...], workdir: str | os.PathLike) -> tuple
     return tuple(a for a in ldflags if not (a.endswith(".o") and Path(a).is_file() and defines_main(Path(a))))
 
 
+def defined_globals(obj: Path) -> list[str]:
+    """The global symbols `obj` defines (not those it only refers to)."""
+    p = subprocess.run(["nm", "--defined-only", "--extern-only", str(obj)], capture_output=True, text=True)
+    return [line.split()[-1] for line in p.stdout.splitlines() if len(line.split()) >= 3]
+
+
+def file_variables(obj: Path) -> list[tuple[str, str]]:
+    """The data objects `obj` defines, static ones too, each as (name, "section:offset")."""
+    from elftools.elf.elffile import ELFFile
+    from elftools.elf.sections import SymbolTableSection
+
+    out = []
+    with open(obj, "rb") as f:
+        elf = ELFFile(f)
+        symtab = elf.get_section_by_name(".symtab")
+        for sym in symtab.iter_symbols() if isinstance(symtab, SymbolTableSection) else ():
+            shndx = sym["st_shndx"]
+            if sym["st_info"]["type"] == "STT_OBJECT" and isinstance(shndx, int) and sym.name.isidentifier():
+                out.append((sym.name, f"{elf.get_section(shndx).name}:{sym['st_value']}"))
+    return out
+
+
 def defines_main(obj: Path) -> bool:
     p = subprocess.run(["nm", "--defined-only", str(obj)], capture_output=True, text=True)
     return any(line.split()[-1:] == ["main"] for line in p.stdout.splitlines())

@@ -117,7 +117,10 @@ def ctype_of(die, depth: int = 0) -> CType:
         if fields is not None:
             code, kinds, owned = _members_behind(die) if depth == 1 and kind == "struct" else ((), (), ())
             data = _data_pointers(die) if depth == 1 and kind == "struct" else ()
-            return CType(prefix + shown, "struct", 0, False, None, const, size, tuple(fields), code, owned, kinds, data)
+            statics = _static_pointers(die, {o for o, *_ in data}) if depth == 1 and kind == "struct" else ()
+            return CType(
+                prefix + shown, "struct", 0, False, None, const, size, tuple(fields), code, owned, kinds, data, statics
+            )
     return CType(prefix + shown, "other")
 
 
@@ -138,13 +141,18 @@ def _direct_pointers(die):
 def _extended_by(die):
     """The one complete struct of die's compilation unit that is larger and begins with a die (zlib's
     gz_state, whose first member is the public struct gzFile_s that gzFile points to), or None."""
-    key = (die.cu.cu_offset, die.offset)
-    if key not in _EXTENDED:
-        _EXTENDED[key] = _find_extended(die)
-    return _EXTENDED[key]
+    cache = _cu_cache(die.cu, "extended")
+    if die.offset not in cache:
+        cache[die.offset] = _find_extended(die)
+    return cache[die.offset]
 
 
-_EXTENDED: dict[tuple[int, int], object] = {}
+def _cu_cache(cu, what: str) -> dict:
+    """A cache that lives as long as the compile unit it is about: one keyed by offsets alone, kept
+    across files, gave a DIE of one file's types to another's (a struct seen extended, or not, by
+    whichever file was read before)."""
+    caches = cu.__dict__.setdefault("_supercoder_caches", {})
+    return caches.setdefault(what, {})
 
 
 def _find_extended(die):
@@ -272,6 +280,63 @@ def _collect_data(die, base: int, arrays: dict, out: list, depth: int) -> None:
         # window is not its depth[573])
         own = arrays.get(target.offset, (0, 0)) if target.tag == "DW_TAG_structure_type" else (0, 0)
         out.append((base + loc, size, *own))
+
+
+MAX_INSTANCES = 64  # a static array's elements a pointer may be given (the first ones)
+
+
+def _static_instances(cu) -> dict[int, list[tuple[str, int]]]:
+    """The compile unit's file-scope variables of struct type, or arrays of them, by the struct's DIE
+    offset: (name, byte offset of one element). Variables the compiler left no storage for are not."""
+    found: dict[int, list[tuple[str, int]]] = _cu_cache(cu, "instances")
+    if not found:
+        for v in cu.get_top_DIE().iter_children():
+            if v.tag != "DW_TAG_variable" or "DW_AT_location" not in v.attributes:
+                continue
+            name, t = _name(_origin(v)), _strip(_type_of(_origin(v)))
+            if not name or t is None or not name.isidentifier():
+                continue
+            count, elem = (_count(t), _strip(_type_of(t))) if t.tag == "DW_TAG_array_type" else (1, t)
+            size = _byte_size(elem) if elem is not None else None
+            if elem is None or elem.tag != "DW_TAG_structure_type" or not size or not count:
+                continue
+            found.setdefault(elem.offset, []).extend((name, i * size) for i in range(min(count, MAX_INSTANCES)))
+        found.setdefault(-1, [])  # read: a file with no instances is not read again
+    return found
+
+
+def _const_pointee(ptr) -> bool:
+    t = _type_of(ptr)
+    while t is not None and (t.tag in _QUALIFIERS or t.tag == "DW_TAG_typedef"):
+        if t.tag == "DW_TAG_const_type":
+            return True
+        t = _type_of(t)
+    return False
+
+
+def _static_pointers(die, data: set[int]) -> tuple[tuple[int, tuple[tuple[str, int], ...]], ...]:
+    """A struct's pointer members to a const struct the file has instances of (not plain data, which
+    _data_pointers gives a buffer), its own and those of the structs embedded in it: trees.c's
+    tree_desc.stat_desc, and deflate_state's l_desc.stat_desc. Only const ones: a write into a static
+    would carry over from one input to the next."""
+    instances = _static_instances(die.cu)
+    out: list[tuple[int, tuple[tuple[str, int], ...]]] = []
+
+    def walk(d, base: int, depth: int) -> None:
+        for m in d.iter_children():
+            t = _strip(_type_of(m)) if m.tag == "DW_TAG_member" else None
+            loc = _attr(m, "DW_AT_data_member_location")
+            if t is None or not isinstance(loc, int):
+                continue
+            if t.tag == "DW_TAG_structure_type" and depth < 4:
+                walk(t, base + loc, depth + 1)
+                continue
+            target = _strip(_type_of(t)) if t.tag == "DW_TAG_pointer_type" else None
+            if target is not None and target.offset in instances and base + loc not in data and _const_pointee(t):
+                out.append((base + loc, tuple(instances[target.offset])))
+
+    walk(die, 0, 0)
+    return tuple(out)
 
 
 def _strip(die):

@@ -30,3 +30,6 @@ NOT_RUN = _DEFINES["SC_NOT_RUN"]
 HEAP_LEFT = _DEFINES["SC_HEAP_LEFT"]
 # code -> what a calling-convention finding means, in the order of SC_ABI_FINDINGS
 ABI_FINDINGS = [text for _, text in re.findall(r'X\((\w+), "([^"]*)"\)', _TEXT)]
+# the prefix of the global names the file's own object gives its file-scope variables (FileContext.support_object),
+# by which a generated input points at one of them (CType.statics)
+STATIC_ALIAS = "sc_static_"

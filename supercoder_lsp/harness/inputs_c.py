@@ -14,6 +14,7 @@ import math
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .contract import STATIC_ALIAS
 from .plan import OWNED_DATA, OwnedPlan, ParamPlan, Plan
 from .recorded import RecordedInputs, render_replay
 
@@ -155,11 +156,13 @@ def render_inputs(
         f"#define SC_NINPUTS ({n_edge}ULL + {n_random}ULL + SC_NREC)\n#define SC_SEED {_u64(seed)}"
     )
     out.append("static size_t sc_probe_len[SC_NP] __attribute__((unused)); /* verify/probe.py: SC_PROBE_LEN=k:n */")
+    if _probing(plan):  # the probed buffer moves between the two sides, no other one (verify/probe.py)
+        out.append("static int sc_probe_k = -1;")
     out.append("static void sc_setup(void) {")
     if any(p.probe for p in ps):
         out.append(
             '    { const char *s = getenv("SC_PROBE_LEN"); unsigned k; unsigned long n;'
-            ' if (s && sscanf(s, "%u:%lu", &k, &n) == 2 && k < SC_NP) sc_probe_len[k] = n; }'
+            ' if (s && sscanf(s, "%u:%lu", &k, &n) == 2 && k < SC_NP) { sc_probe_len[k] = n; sc_probe_k = (int)k; } }'
         )
     for k, p in enumerate(ps):
         if p.role in ("array", "cstring"):
@@ -182,6 +185,8 @@ def render_inputs(
     out.append(
         "    int at_start = (int)(sc_mix(i ^ 0x5eed) & 1) ^ sc_flip_sides; (void)at_start; /* buffer against the guard before or after it */"
     )
+    if _probing(plan):
+        out.append("    int keep_side = sc_probe_k < 0 ? at_start : (int)(sc_mix(i ^ 0x5eed) & 1); (void)keep_side;")
     out.append("    memset(in, 0, sizeof *in);")
     if _owned_sizes(plan):
         out.append("    int sc_owned = 0;")
@@ -303,6 +308,13 @@ def pointer_fields(plan: Plan) -> list[str]:
                 f" {{ uint64_t w, off; memcpy(&w, (char *)p + sc_ptr{k}[t], 8); int b = sc_heap_find(w, &off);"
                 f" w = b < 0 ? 0 : sc_heap_tag((unsigned)b, off); memcpy((char *)p + sc_ptr{k}[t], &w, 8); }} }}"
             )
+    # pointer fields given one of the file's own const structs (trees.c's stat_desc): by their global aliases
+    aliases = sorted({n for p in plan.params for _, inst in p.statics for n, _ in inst})
+    out += [f"extern const unsigned char {STATIC_ALIAS}{n}[];" for n in aliases]
+    for k, p in enumerate(plan.params):
+        for i, (_, inst) in enumerate(p.statics):
+            at = ", ".join(f"{STATIC_ALIAS}{n} + {o}" for n, o in inst)
+            out.append(f"static const unsigned char *const sc_st{k}_{i}[] = {{{at}}};")
     # a deep call: the struct's pointer fields that point into no buffer of the call (a string constant, a
     # function) are cleared like the fields of a generated struct; the rest are compared as (buffer, offset)
     out.append("static void __attribute__((unused)) sc_clear_loose(sc_input *in) {")
@@ -340,21 +352,26 @@ def _record_fields(k: int, p: ParamPlan, dictionary: bool, plan: Plan | None = N
     `dictionary` (the constants the original compares with), one field in eight is one of those: a
     `mode` that must be GZ_READ before the function does anything."""
     out = []
+    rows = []
     for off, kind, bits, signed in p.fields:
-        n = bits // 8
-        if kind == "bool":  # whatever the pattern: a byte other than 0 or 1 is not a _Bool
-            out.append(f"    ((unsigned char *)a{k})[{off}] = (unsigned char)(sc_next(&r) & 1);")
-            continue
-        draw = f"(sc_below(&r, 8) == 0 ? 0 : sc_rand_int(&r, {bits}, {int(signed)}))"  # zero: an err, a count
+        start, count = _field_dict(plan, off) if plan is not None and kind != "bool" else (0, 0)
+        rows.append(f"{{{off}, {int(kind == 'bool')}, {bits}, {int(signed)}, {start}, {count}}}")
+    if rows:  # a table and a loop: zlib's deflate_state has 2,900 fields, one line each took seconds to compile
+        # zero one time in eight: an err, a count
+        draw = "(sc_below(&r, 8) == 0 ? 0 : sc_rand_int(&r, (int)f[2], (int)f[3]))"
         if dictionary:
             draw = f"(sc_below(&r, 8) == 0 ? sc_dict[sc_below(&r, SC_NDICT)] : {draw})"
-        start, count = _field_dict(plan, off) if plan is not None else (0, 0)
-        if count:  # a field the original compares with constants: one of them, one time in two
-            draw = f"(sc_below(&r, 2) == 0 ? sc_fdict[{start} + sc_below(&r, {count})] : {draw})"
-        out.append(
-            f"    if (pat{k} == 2 && {'1' if count else 'sc_below(&r, 8) != 0'}) {{ uint64_t v = {draw};"
-            f" memcpy((unsigned char *)a{k} + {off}, &v, {n}); }}"
-        )
+        if plan is not None and plan.field_constants:  # a field the original compares with constants: one
+            # of them, one time in two
+            draw = f"(f[5] ? (sc_below(&r, 2) == 0 ? sc_fdict[f[4] + sc_below(&r, f[5])] : {draw}) : {draw})"
+        out += [
+            f"    {{ static const uint32_t sc_rf{k}[][6] = {{{', '.join(rows)}}};",
+            f"      for (size_t t = 0; t < {len(rows)}; t++) {{ const uint32_t *f = sc_rf{k}[t];",
+            # whatever the pattern: a byte other than 0 or 1 is not a _Bool
+            f"        if (f[1]) {{ ((unsigned char *)a{k})[f[0]] = (unsigned char)(sc_next(&r) & 1); continue; }}",
+            f"        if (pat{k} == 2 && (f[5] || sc_below(&r, 8) != 0)) {{ uint64_t v = {draw};"
+            f" memcpy((unsigned char *)a{k} + f[0], &v, f[2] / 8); }} }} }}",
+        ]
     if dictionary:  # the bytes no field describes (a public struct's larger private one): a few words from it
         out.append(
             f"    if (pat{k} == 2 && L{k} >= 4) for (int t = (int)sc_below(&r, 5); t > 0; t--) {{"
@@ -398,6 +415,19 @@ def _owned_sizes(plan: Plan) -> list[int]:
     return _regions(plan).sizes
 
 
+def _probing(plan: Plan) -> bool:
+    return any(p.probe for p in plan.params)
+
+
+def _side(plan: Plan, k: int | None = None) -> str:
+    """The side of its guard a buffer lies against: `at_start`, which the flip-sides run turns over; while
+    one buffer's length is probed, only that buffer's (a data pointer read past its region's end must not
+    look like the probed buffer read past its own: trees.c's sym_buf beside ltree)."""
+    if not _probing(plan):
+        return "at_start"
+    return "keep_side" if k is None else f"(sc_probe_k == {k} ? at_start : keep_side)"
+
+
 def _has_own_data(p: ParamPlan) -> bool:
     """A struct parameter of its own size (not one probed as a larger private struct) with data pointers."""
     return bool(p.data) and not (p.probe or p.probed)
@@ -409,11 +439,11 @@ def _own_data(plan: Plan, k: int, p: ParamPlan) -> list[str]:
     if not _has_own_data(p):
         return []
     d = _regions(plan).own_data[k]
-    body = _data_pointers(1000 + k, d, OwnedPlan(0, p.max_len, (), (), p.data), f"a{k}")
+    body = _data_pointers(1000 + k, d, OwnedPlan(0, p.max_len, (), (), p.data), f"a{k}", _side(plan))
     return [f"    if (pat{k} == 2 && sc_below(&r, 4) != 0) {{", *body, "        sc_owned = 1;", "    }"]
 
 
-def _data_pointers(j: int, d: int, o: OwnedPlan, c: str = "c") -> list[str]:
+def _data_pointers(j: int, d: int, o: OwnedPlan, c: str = "c", side: str = "at_start") -> list[str]:
     """C that points private struct j's data pointers (`c`) into region d, OWNED_DATA random bytes, or,
     where the struct has an array of what they point to, into that (inflate's next into its codes[]): at
     the start, a few elements in, anywhere; one in eight NULL. One buffer for all of them, so the
@@ -422,7 +452,7 @@ def _data_pointers(j: int, d: int, o: OwnedPlan, c: str = "c") -> list[str]:
     rows = ", ".join(f"{{{off}, {size}, {aoff}, {count}}}" for off, size, aoff, count in o.data)
     return [
         f"        static const uint32_t sc_od{j}[][4] = {{{rows}}};",
-        f"        unsigned char *dd = sc_guard_place(&sc_rg[{d}], {OWNED_DATA}, at_start);",
+        f"        unsigned char *dd = sc_guard_place(&sc_rg[{d}], {OWNED_DATA}, {side});",
         f"        {{ sc_rng dr = {{ sc_next(&r) }}; for (size_t t = 0; t < {OWNED_DATA // 8}; t++)"
         " { uint64_t w = sc_next(&dr); memcpy(dd + 8 * t, &w, 8); } }",
         f"        for (size_t t = 0; t < {len(o.data)}; t++) {{ const uint32_t *f = sc_od{j}[t];"
@@ -470,7 +500,7 @@ def _owned(plan: Plan, k: int, p: ParamPlan) -> list[str]:
             f"        static const uint32_t sc_of{j}[][5] = {{{rows}}};",
             f"        static const uint32_t sc_op{j}[] = {{{', '.join(map(str, nulls)) or '0'}}};",
             f"        static const uint32_t sc_ob{j}[] = {{{', '.join(map(str, bools)) or '0'}}};",
-            f"        unsigned char *c = sc_guard_place(&sc_rg[{j}], {size}, at_start);",
+            f"        unsigned char *c = sc_guard_place(&sc_rg[{j}], {size}, {_side(plan)});",
             f"        for (size_t t = 0; t < {size}; t++) c[t] = (unsigned char)sc_next(&r);",
             f"        for (size_t t = 0; t < {len(ints)}; t++) {{ const uint32_t *f = sc_of{j}[t];"
             f" if (f[4] || sc_below(&r, 8) != 0) {{ uint64_t v = {draw}; memcpy(c + f[0], &v, f[1] / 8); }} }}",
@@ -478,7 +508,7 @@ def _owned(plan: Plan, k: int, p: ParamPlan) -> list[str]:
             f"        for (size_t t = 0; t < {len(nulls)}; t++) memset(c + sc_op{j}[t], 0, 8);",
         ]
         if owned.data:
-            out += _data_pointers(j, regions.owned_data[k, i], owned)
+            out += _data_pointers(j, regions.owned_data[k, i], owned, side=_side(plan))
         out += [f"        memcpy(c + {b}, &a{k}, 8);" for b in back]
         out += [
             f"        memcpy((unsigned char *)a{k} + {off}, &c, 8);",
@@ -515,7 +545,7 @@ def _buffer(plan: Plan, k: int, p: ParamPlan, ne: int) -> list[str]:
         out.append("    }")
     if p.role == "array":
         et = p.element.ctype
-        out.append(f"    {et} *a{k} = sc_guard_place(&sc_g[{k}], L{k} * sizeof({et}), at_start);")
+        out.append(f"    {et} *a{k} = sc_guard_place(&sc_g[{k}], L{k} * sizeof({et}), {_side(plan, k)});")
         out.append(f"    {et} fill{k}; {_elem_gen(p.element, f'fill{k}')}")
         if p.element.role == "int":  # one bit length per array, cheap draws per element
             out.append(
@@ -532,10 +562,15 @@ def _buffer(plan: Plan, k: int, p: ParamPlan, ne: int) -> list[str]:
         out += _record_fields(k, p, bool(plan.constants), plan)
         if p.null_offsets:
             out.append(f"    sc_nullptrs{k}(a{k});")
+        for i, (off, inst) in enumerate(p.statics):
+            pick = f"sc_below(&r, {len(inst)})" if len(inst) > 1 else "0"
+            out.append(
+                f"    if (pat{k} == 2) {{ const void *w = sc_st{k}_{i}[{pick}]; memcpy((unsigned char *)a{k} + {off}, &w, 8); }}"
+            )
         out += _own_data(plan, k, p)
         out += _owned(plan, k, p)
     else:
-        out.append(f"    unsigned char *a{k} = sc_guard_place(&sc_g[{k}], L{k} + 1, at_start);")
+        out.append(f"    unsigned char *a{k} = sc_guard_place(&sc_g[{k}], L{k} + 1, {_side(plan, k)});")
         out.append(f'    static const char sc_alpha{k}[] = "aeiouAEIOUbcdxyz XYZ0189.,\\t";')
         out.append(
             f"    for (size_t t = 0; t < L{k}; t++) a{k}[t] = pat{k} == 0 ? (unsigned char)(32 + sc_below(&r, 95))"

@@ -103,6 +103,7 @@ class ParamPlan:
     code_kinds: tuple[str, ...] = ()  # ... but an allocator pair (zalloc, zfree): the harness's malloc and free
     owned: tuple[OwnedPlan, ...] = ()  # the private structs it owns, generated behind it (z_stream's state)
     data: tuple[tuple[int, int, int, int], ...] = ()  # its own data pointers, as OwnedPlan.data
+    statics: tuple[tuple[int, tuple[tuple[str, int], ...]], ...] = ()  # CType.statics: pointed at the file's own
     # an array with no length parameter: a fixed length, to be probed (as much as the original touches)
     probe: bool = False
     probed: bool = False  # its fixed length came from probing the -O3 original on guard-paged buffers
@@ -203,6 +204,7 @@ def _record(name: str, t: CType) -> ParamPlan:
         code_kinds=rec.code_kinds,
         owned=tuple(OwnedPlan(off, child.size, child.fields, back, data) for off, child, back, data in rec.owned),
         data=rec.data,
+        statics=rec.statics,
     )
 
 
@@ -404,8 +406,10 @@ def grow_records(plan: Plan) -> Plan | None:
     grown = False
     for p in out.params:
         if p.record and not p.probed and not p.probe:
+            # a struct larger than the probe's usual most (deflate_state, 5952 bytes) is probed from its size up
+            top = max(PROBE_MAX, 2 * p.max_len)
             p.probe_from = p.max_len
-            p.probe, p.lo, p.hi, p.max_len = True, PROBE_MAX, PROBE_MAX, PROBE_MAX
+            p.probe, p.lo, p.hi, p.max_len = True, top, top, top
             grown = True
     return out if grown else None
 
@@ -440,6 +444,10 @@ def describe(plan: Plan) -> str:
     for p in plan.params:
         if p.record:
             nulls = f", its {len(p.null_offsets)} pointer field(s) NULL" if p.null_offsets else ""
+            if p.statics:
+                names = sorted({n for _, inst in p.statics for n, _ in inst})
+                shown = ", ".join(names[:4]) + (f" and {len(names) - 4} more" if len(names) > 4 else "")
+                nulls += f" but {len(p.statics)} pointing at the file's own {shown}"
             what = p.record.removeprefix("const ")
             if p.probed:  # the public struct of a larger private one (zlib's gzFile and its gz_state)
                 parts.append(

@@ -109,7 +109,11 @@ int main(int argc, char **argv) {
     for (int j = 0; j < SC_M; j++) {
         /* the program's recorded calls where there are any, else random inputs: typical calls, not edge cases */
         uint64_t idx;
-        if (SC_NREC) idx = SC_NEDGE + SC_NRANDOM + (uint64_t)j % SC_NREC;
+        if (SC_NREC) {
+            uint64_t k = (uint64_t)j % SC_NREC, at = SC_NEDGE + SC_NRANDOM;
+            for (uint64_t t = 0; t + 1 < SC_NREC && at + k < nskip && skip[at + k]; t++) k = (k + 1) % SC_NREC;
+            idx = at + k;
+        }
         else {
             while (next < nskip && skip[next] && next + 1 < SC_NEDGE + SC_NRANDOM) next++;
             idx = next++;

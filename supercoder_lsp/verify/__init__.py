@@ -16,7 +16,10 @@ change to what is checked (screens, harness inputs, ABI checks, comparisons, tim
 #    break the original's own harness, the program's calls are checked alone; a handle's private state generated.
 #    10: a struct's data pointers point into a generated buffer, compared as (buffer, offset); arguments on the
 #    stack; a length passed by pointer is its buffer's capacity; a handle generated as the struct beginning with it.
-VERIFIER_VERSION = 11
+#    11: allocator slots, the island of address space, field relations, the project's other files linked.
+#    12: a reference to another file fails the link (not address 0); the file's own const structs pointed at;
+#    one buffer moves while it is probed; timing passes over inputs the original crashed on.
+VERIFIER_VERSION = 12
 
 # What verification does not establish, said next to every claim (the CLI's notes, the JSON report).
 LIMITS = (

@@ -21,6 +21,7 @@ from pathlib import Path
 
 from .. import build
 from ..build.flags import clean_flags
+from ..harness.contract import STATIC_ALIAS
 from ..model import BuildConfig
 from .function_check import FunctionHarness
 
@@ -138,7 +139,10 @@ def measure(
             "compile with --coverage",
             cwd=cfg.directory,
         )
-        build.objcopy(obj, f"--redefine-sym={h.name}=sc_fn", "--globalize-symbol=sc_fn", "--weaken-symbol=main")
+        aliases = [f"--add-symbol={STATIC_ALIAS}{n}={at},global" for n, at in build.file_variables(obj)]
+        build.objcopy(
+            obj, f"--redefine-sym={h.name}=sc_fn", "--globalize-symbol=sc_fn", "--weaken-symbol=main", *aliases
+        )
         try:
             exe = h.link_original(obj, "coverage", extra=("--coverage", *link_flags))
         except build.BuildError:

@@ -330,6 +330,16 @@ class FunctionHarness:
         if self.only_recorded:
             self.outside_generated = self.n_inputs - self.n_recorded
 
+    def timing_skip_file(self) -> Path | None:
+        """The inputs a timing run passes over: those the original failed on (crashed, ran out of time, or
+        never reached), as SC_SKIP reads them; None when it failed on none. A crash is the input's result in
+        the verifier, but the timing driver has no way to go on past one."""
+        if self.base is None or not any(self.base.failed(i) for i in range(len(self.base.status))):
+            return self.skip_file
+        path = self.dir / "skip.timing.bin"
+        path.write_bytes(bytes(1 if self.base.failed(i) else 0 for i in range(len(self.base.status))))
+        return path
+
     def _adopt(self, r: Records, skipped: int) -> None:
         """Take baseline run `r` (`skipped` inputs failed on it) as the one candidates are compared with."""
         self.not_run = sum(1 for s in r.status if s & NOT_RUN)

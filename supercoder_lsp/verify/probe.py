@@ -40,7 +40,7 @@ def probe_sizes(
             workdir / str(k), name, out, n_random=PROBE_RANDOM, seed=seed, support_objs=support, link_flags=link_flags
         )
         exe = h.build_original(base_obj)  # built once: each run sets the length (SC_PROBE_LEN)
-        hi = _smallest_inside(h, exe, k, p.probe_from)
+        hi = _smallest_inside(h, exe, k, p.probe_from, p.max_len)
         if isinstance(hi, str):
             return Plan(
                 False,
@@ -50,23 +50,27 @@ def probe_sizes(
                 out.ret,
             )
         p.lo = p.hi = p.max_len = hi
-        p.probe, p.probed = False, True
+        # a struct the original reads no further than its own size stays that struct (its data pointers
+        # generated): trees.c's compress_block(s, ltree, dtree) reads past ltree, not past s
+        p.probe, p.probed = False, not (p.record and hi == p.probe_from)
     return out
 
 
-def _smallest_inside(h: FunctionHarness, exe: Path, k: int, least: int = 1) -> int | str:
-    """The fewest elements of parameter k within which the original stays on every input, or why
-    there is no such length."""
+def _smallest_inside(h: FunctionHarness, exe: Path, k: int, least: int = 1, most: int = PROBE_MAX) -> int | str:
+    """The fewest elements of parameter k, from `least` to `most`, within which the original stays on
+    every input, or why there is no such length."""
 
     def inside(n: int) -> tuple[bool, int, int]:
         return h.stays_inside(exe, {"SC_PROBE_LEN": f"{k}:{n}"})
 
-    ok, ran, failed = inside(PROBE_MAX)
+    ok, ran, failed = inside(most)
     if not ok:
-        return f"touches memory outside {PROBE_MAX} elements there"
+        return f"touches memory outside {most} elements there"
     if failed >= ran:
-        return f"fails on every input even with {PROBE_MAX} elements there"
-    lo, hi = least, PROBE_MAX  # hi: the original stays inside hi elements
+        return f"fails on every input even with {most} elements there"
+    if least < most and inside(least)[0]:  # a struct read no further than its own size: one run, not a search
+        return least
+    lo, hi = least, most  # hi: the original stays inside hi elements
     while lo < hi:
         mid = (lo + hi) // 2
         if inside(mid)[0]:

@@ -378,9 +378,9 @@ def test_a_function_that_calls_another_file_of_its_library_links_with_the_librar
     assert fn["coverage"] and fn["coverage"]["recorded"] > 0 and fn["coverage"]["percent"] == 100, fn["harness"]
 
 
-def test_a_function_that_calls_another_file_links_the_project_from_compile_commands(tmp_path):
-    """With a compile_commands.json, the project's other files are built into an archive the harness
-    links: mixed_sum gets its mix_word from mix.c with no --ldflags; main.c, a program, is left out."""
+def _library_with_compile_commands(tmp_path):
+    """The fixture library copied to tmp_path with a compile_commands.json for its three files, and an
+    empty candidates folder."""
     lib = FIXTURES / "cli" / "library"
     for src in ("lib", "main", "mix"):
         shutil.copy(lib / f"{src}.c", tmp_path / f"{src}.c")
@@ -390,6 +390,12 @@ def test_a_function_that_calls_another_file_links_the_project_from_compile_comma
     ]
     (tmp_path / "compile_commands.json").write_text(json.dumps(db))
     (tmp_path / "empty").mkdir()
+
+
+def test_a_function_that_calls_another_file_links_the_project_from_compile_commands(tmp_path):
+    """With a compile_commands.json, the project's other files are built into an archive the harness
+    links: mixed_sum gets its mix_word from mix.c with no --ldflags; main.c, a program, is left out."""
+    _library_with_compile_commands(tmp_path)
     args = ("lib.c", "--proposer", "replay", "--candidates", "empty", "--inputs", "1000", "-f", "mixed_sum")
     [fn] = run_json(*args, cwd=tmp_path)["functions"]
     assert fn["status"] == "done" and fn["coverage"] and fn["coverage"]["percent"] > 0, fn["harness"]
@@ -397,6 +403,19 @@ def test_a_function_that_calls_another_file_links_the_project_from_compile_comma
         "linked with the project's other 1 file(s) from compile_commands.json; left out: main.c (defines main)"
         in fn["harness"]
     ), fn["harness"]
+
+
+def test_a_function_that_reaches_another_file_through_its_own_file_links_the_project(tmp_path):
+    """mixed_sum_zero calls mixed_sum_from in its own file, which calls mix_word in mix.c. Linked with the
+    rest of its file made all weak, the reference to mix_word was address 0 and every input with a byte
+    crashed;
+    now the missing symbol asks for the project's other files, and the harness runs."""
+    _library_with_compile_commands(tmp_path)
+    args = ("lib.c", "--proposer", "replay", "--candidates", "empty", "--inputs", "1000", "-f", "mixed_sum_zero")
+    [fn] = run_json(*args, cwd=tmp_path)["functions"]
+    assert fn["status"] == "done" and fn["coverage"] and fn["coverage"]["percent"] == 100, fn["detail"]
+    assert "linked with the project's other 1 file(s)" in fn["harness"], fn["harness"]
+    assert "skipped" not in fn["harness"], fn["harness"]  # the inputs with bytes crashed at address 0
 
 
 def test_a_function_that_prints_is_not_judged_by_its_return_value():

@@ -33,19 +33,34 @@ def test_a_buffer_read_until_a_sentinel_has_no_size_and_says_what_to_give(tmp_pa
 def test_a_public_struct_read_as_a_larger_private_one_is_sized_by_probing(tmp_path):
     """zlib's gzFile: a 24-byte public struct that every gz* function casts to its private gz_state. The
     original reads past the 24 bytes the type says, so the harness probes how far (the private state's
-    80 bytes here) instead of refusing the function; a rewrite that reads one byte more crashes."""
+    80 bytes here) instead of refusing the function; a rewrite that reads one byte more crashes. The
+    compiler's types say so too (the file's one struct that begins with a file_s): a cache of them keyed by
+    offsets alone once hid that, depending on which file was read before."""
     res = _run(tmp_path, PROBE / "file.c", "file_sum", "file_reads_more")
-    assert "reads as 80 bytes (probed with guard pages; its own 24 bytes" in res.harness, res.harness
+    assert "file: one struct file_s (a state_t that begins with one) (80 bytes" in res.harness, res.harness
     assert res.coverage and res.coverage["percent"] >= 70
     [c] = res.candidates
     assert c.reason == "crash" and "signal 11" in c.detail, (c.reason, c.detail)
 
 
-def test_a_pointer_without_a_length_beside_a_handle_read_past_is_probed_with_the_handle_grown(tmp_path):
-    """zlib's gzerror(gzFile, int *errnum): probing `code` alone, the original's reads past the public
-    handle move its results, so the handle is grown (probed) first and `code` probed beside it; its
-    message is returned as a string."""
+def test_a_pointer_without_a_length_beside_a_handle_is_probed_alone(tmp_path):
+    """zlib's gzerror(gzFile, int *errnum): while `code` is probed, only `code` moves between the two sides
+    of its guard, so what the original reads of the handle does not make `code` look unbounded; the handle
+    is the 80-byte private state the types say it begins. Its message is returned as a string."""
     res = _run(tmp_path, PROBE / "file.c", "file_error")
     assert res.status != "unsupported", res.detail
     assert "code: array of 1 int32_t, as much as the -O3 original touches" in res.harness, res.harness
-    assert "one struct file_s that the original reads as" in res.harness
+    assert "file: one struct file_s (a state_t that begins with one) (80 bytes" in res.harness, res.harness
+
+
+def test_a_struct_pointer_read_as_a_table_beside_a_large_state_is_probed_and_the_state_kept(tmp_path):
+    """trees.c's compress_block(s, ltree, dtree): `const ct_data *ltree` is one struct to the types and a
+    table to the original. Each struct is probed; the 5 KiB state (more than the probe's 4096 bytes) keeps
+    its size and its buffer pointer, and ltree reads as 257 entries. A rewrite that reads one code's
+    other field is wrong; before, the state was cut to 4096 bytes, its pointer NULL, and nothing ran."""
+    res = _run(tmp_path, PROBE / "codes.c", "send_codes", "codes_wrong")
+    assert "ltree: one code_t that the original reads as 1028 bytes" in res.harness, res.harness
+    assert "s: one state_t (5000 bytes, fields random" in res.harness and "1 data pointer(s)" in res.harness
+    assert res.coverage and res.coverage["percent"] == 100, res.harness
+    [c] = res.candidates
+    assert c.reason == "wrong-output", (c.reason, c.detail)
