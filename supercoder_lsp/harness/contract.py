@@ -27,6 +27,7 @@ TRAILER_SYSCALL = _DEFINES["SC_TRAILER_SYSCALL"]
 DIRTY_UPPER = _DEFINES["SC_DIRTY_UPPER"]
 ALLOCATED = _DEFINES["SC_ALLOCATED"]
 NOT_RUN = _DEFINES["SC_NOT_RUN"]
+ABI_BROKEN = _DEFINES["SC_ABI_BROKEN"]
 HEAP_LEFT = _DEFINES["SC_HEAP_LEFT"]
 # code -> what a calling-convention finding means, in the order of SC_ABI_FINDINGS
 ABI_FINDINGS = [text for _, text in re.findall(r'X\((\w+), "([^"]*)"\)', _TEXT)]

@@ -109,6 +109,7 @@ class ParamPlan:
     probed: bool = False  # its fixed length came from probing the -O3 original on guard-paged buffers
     probe_from: int = 1  # the fewest elements a probe tries (a struct's own size)
     user_bounded: bool = False  # its bounds are the user's (never narrowed)
+    shares_length: bool = False  # its length is another array's length parameter, for want of one of its own
 
     @property
     def element(self) -> ParamPlan:
@@ -225,7 +226,21 @@ def _pointer_to_pointer(name: str, t: CType) -> ParamPlan:
         max_len=8,
         record=t.pointee.text,
         null_offsets=(0,),
+        data=_plain_data(t.pointee.pointee),
     )
+
+
+def _plain_data(t: CType | None) -> tuple[tuple[int, int, int, int], ...]:
+    """For a pointer to pointer: where the inner pointer points to plain data (scalars, or a struct with no
+    pointers: zlib's inflate_table(..., code **table, ...)), the one data pointer at offset 0, pointed into
+    a generated buffer as a struct's data pointers are (OwnedPlan.data); else none."""
+    if t is None:
+        return ()
+    if t.kind in ("int", "float") and t.bits:
+        return ((0, t.bits // 8, 0, 0),)
+    if t.kind == "struct" and t.size and not t.pointer_offsets:
+        return ((0, t.size, 0, 0),)
+    return ()
 
 
 def _pointer_return(t: CType) -> ParamPlan | None:
@@ -344,6 +359,7 @@ def make_plan(sig: Signature | None, bounds: dict | None = None) -> Plan:
         if not after and p.role != "cstring":
             shared = [j for j, q in enumerate(plans) if q.role == "length"]
             after = [j for j in shared if LENGTH_NAME.search(plans[j].name)] or shared
+            p.shares_length = bool(after)
         if after:
             j = after[0]
             plans[j].role = "length"
@@ -401,11 +417,18 @@ def stack_words(params: list[ParamPlan]) -> int:
 
 def grow_records(plan: Plan) -> Plan | None:
     """`plan` with every struct parameter to be probed for the bytes the original really touches past the
-    struct's own size (a public struct cast to a larger private one), or None when there is none to grow."""
+    struct's own size (a public struct cast to a larger private one), and every array that only shares
+    another's length parameter probed for its own (zlib's inflate_table(type, lens, codes, table, bits,
+    work): `unsigned *bits` is one value, not `codes` of them); None when there is none to grow."""
     out = copy.deepcopy(plan)
     grown = False
-    for p in out.params:
-        if p.record and not p.probed and not p.probe:
+    for i, p in enumerate(out.params):
+        if p.shares_length and p.length_param is not None and not p.user_bounded:
+            out.params[p.length_param].length_of.remove(i)
+            p.length_param, p.shares_length = None, False
+            p.probe, p.lo, p.hi, p.max_len = True, PROBE_MAX, PROBE_MAX, PROBE_MAX
+            grown = True
+        if p.record and not p.probed and not p.probe and not p.record.endswith("*"):  # not a pointer to pointer
             # a struct larger than the probe's usual most (deflate_state, 5952 bytes) is probed from its size up
             top = max(PROBE_MAX, 2 * p.max_len)
             p.probe_from = p.max_len
@@ -455,7 +478,8 @@ def describe(plan: Plan) -> str:
                     f"its own {p.probe_from} bytes: fields random{nulls})"
                 )
             elif what.endswith("*"):
-                parts.append(f"{p.name}: one {what} (NULL, or where the program's call had it point)")
+                into = f", or into one {OWNED_DATA >> 10} KiB buffer" if p.data else ""
+                parts.append(f"{p.name}: one {what} (NULL{into}, or where the program's call had it point)")
             else:
                 owns = "".join(
                     f", with the {o.size}-byte struct it owns behind offset {o.offset} (pointing back to it"

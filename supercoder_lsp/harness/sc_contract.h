@@ -24,6 +24,9 @@
 #define SC_DIRTY_UPPER 0x10000ULL
 #define SC_ALLOCATED 0x20000ULL      /* the call left the memory held from malloc changed (allocated, or freed what it was given) */
 #define SC_HEAP_LEFT 0x80000ULL      /* the call left blocks it allocated (compared, then freed: sc_heap.h) */
+#define SC_ABI_BROKEN 0x100000ULL    /* (MODE bit 32, the original's runs) it broke the calling convention on this input
+                                      * (zlib's inflate_table writes over its own frame on lens[] > 15): outside its
+                                      * domain, a crash that candidates are never run on */
 #define SC_NOT_RUN 0x40000ULL        /* (SC_BUDGET_MS) a generated input past the baseline's time budget: not run */
 
 /* calling-convention findings, in the order of their codes */

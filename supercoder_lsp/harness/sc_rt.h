@@ -84,17 +84,32 @@ typedef struct { unsigned char *base; size_t cap; } sc_guard;
 #define SC_SEA ((size_t)64 << 30)
 #define SC_ISLAND ((size_t)16 << 30)
 static unsigned char *sc_island_next, *sc_island_end;
-static inline unsigned char *sc_island_pages(size_t bytes) { /* bytes: whole pages, read-write; NULL if none */
-    long pg = sysconf(_SC_PAGESIZE);
+static inline int sc_island_ready(void) { /* reserved on first use; 0 where it could not be */
     if (!sc_island_end) {
         unsigned char *m = mmap(NULL, 2 * SC_SEA + SC_ISLAND, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
         sc_island_next = sc_island_end = (unsigned char *)1; /* tried */
         if (m != MAP_FAILED) { sc_island_next = m + SC_SEA; sc_island_end = sc_island_next + SC_ISLAND; }
     }
-    if (sc_island_next == (unsigned char *)1 || bytes + (size_t)pg > (size_t)(sc_island_end - sc_island_next)) return NULL;
+    return sc_island_next != (unsigned char *)1;
+}
+static inline unsigned char *sc_island_pages(size_t bytes) { /* bytes: whole pages, read-write; NULL if none */
+    long pg = sysconf(_SC_PAGESIZE);
+    if (!sc_island_ready() || bytes + (size_t)pg > (size_t)(sc_island_end - sc_island_next)) return NULL;
     unsigned char *p = sc_island_next + pg;
     if (mprotect(p, bytes, PROT_READ | PROT_WRITE)) return NULL;
     sc_island_next = p + bytes;
+    return p;
+}
+/* The stack the checking trampoline (verify/tramp.S) calls the function on, its top; sc_verify.h sets it */
+extern unsigned char *sc_stack_top;
+#define SC_CALL_STACK ((size_t)8 << 20)
+/* The island's last pages (whole pages): the sea above them, 64 GiB of PROT_NONE. NULL if none. */
+static inline unsigned char *sc_island_top_pages(size_t bytes) {
+    long pg = sysconf(_SC_PAGESIZE);
+    if (!sc_island_ready() || bytes + (size_t)pg > (size_t)(sc_island_end - sc_island_next)) return NULL;
+    unsigned char *p = sc_island_end - bytes;
+    if (mprotect(p, bytes, PROT_READ | PROT_WRITE)) return NULL;
+    sc_island_end = p - pg;
     return p;
 }
 static inline void sc_guard_init(sc_guard *g, size_t bytes) {

@@ -204,6 +204,15 @@ static void sc_detect_cpu(void) {
     }
 }
 
+/* The stack the trampoline calls the function on: the island's last 8 MiB, its top against the 64 GiB of
+ * PROT_NONE past the island. A write above the callee's frame and its trampoline's 144 bytes faults there
+ * (zlib's inflate_table counts lens[] of 56797 into a local array of 16): that input's crash, the same
+ * wherever the buffers lie, with the harness's own frames out of reach. */
+static void sc_call_stack_init(void) {
+    unsigned char *p = sc_island_top_pages(SC_CALL_STACK);
+    if (p) sc_stack_top = p + SC_CALL_STACK; /* else the harness's own stack, as before */
+}
+
 static void sc_install_handlers(void) {
     static char altstack[1 << 16];
     stack_t ss = { .ss_sp = altstack, .ss_size = sizeof altstack };
@@ -327,6 +336,7 @@ static uint64_t sc_one(sc_input *in, uint64_t *ret, uint64_t *outputs) {
 
 int main(int argc, char **argv) {
     sc_install_handlers();
+    sc_call_stack_init();
     sc_detect_cpu();
     static char outbuf[1 << 16];
     setvbuf(stdout, outbuf, _IOFBF, sizeof outbuf); /* no allocation once sandboxed */
@@ -400,8 +410,10 @@ int main(int argc, char **argv) {
         int skipped = (sc_cur < sc_nskip && sc_skip[sc_cur]) || (sc_only_recorded && generated);
         if (skipped) { rec[0] = SC_TIMED_OUT; rec[1] = 0; rec[2] = 0; }
         else rec[0] = sc_one(in, &rec[1], &rec[2]);
-        int abi;
-        if (!(rec[0] & (SC_CRASHED | SC_TIMED_OUT)) && (abi = sc_abi()) != SC_ABI_NONE) {
+        int abi = (rec[0] & (SC_CRASHED | SC_TIMED_OUT)) ? SC_ABI_NONE : sc_abi();
+        if (abi != SC_ABI_NONE && (sc_mode & 32)) { /* the original's own: outside its domain */
+            rec[0] = SC_CRASHED | SC_ABI_BROKEN; rec[1] = (uint64_t)abi; rec[2] = 0;
+        } else if (abi != SC_ABI_NONE) {
             sc_trailer(SC_TRAILER_ABI, sc_cur, (uint64_t)abi);
             fflush(stdout);
             sc_write_s(2, "abi-violation at input ");

@@ -27,6 +27,7 @@ from .. import build
 from ..asm.elfcheck import check_linked
 from ..harness import include_dir
 from ..harness.contract import (
+    ABI_BROKEN,
     ABI_FINDINGS,
     ALLOCATED,
     CRASHED,
@@ -60,6 +61,7 @@ MODE_FLIP_SIDES = 4
 INPUT_MS = 1000  # an input runs out of time after one to two of these
 SHORT_INPUT_MS = 20  # ... or of these, once four inputs of the -O3 original ran out of time at the first
 MODE_STOP_SLOW = 16  # the baseline's first run: stop when most inputs run out of time (EXIT_SLOW)
+MODE_ORIGINAL = 32  # a run of the original: where it breaks the calling convention, that input is ABI_BROKEN
 
 
 READS_PAST = "depends on where its buffers lie"  # the self-check's verdict (pipeline: probe struct sizes)
@@ -237,7 +239,9 @@ class FunctionHarness:
             "its run on the inputs " + ("timed out" if r.run.timed_out else f"ended with {r.run.returncode}")
         )
 
-    def _run(self, exe: Path, n: int, mode: int, timeout: float, env: dict[str, str] | None = None) -> Records:
+    def _run(
+        self, exe: Path, n: int, mode: int, timeout: float, env: dict[str, str] | None = None, original: bool = True
+    ) -> Records:
         # malloc without its per-thread cache: a freed block is free again at once, so the memory a call
         # leaves allocated shows (sc_heap_held)
         env = {**(env or {}), "GLIBC_TUNABLES": "glibc.malloc.tcache_count=0"}
@@ -249,9 +253,8 @@ class FunctionHarness:
             env = {**env, "SC_ONLY_RECORDED": "1"}
         fd, path = tempfile.mkstemp(prefix="sc-records-", dir=self.dir)
         try:
-            r = run_limited(
-                [str(exe), "run", str(n), str(fd), str(mode)], timeout=timeout, binary=True, pass_fds=(fd,), env=env
-            )
+            argv = [str(exe), "run", str(n), str(fd), str(mode | (MODE_ORIGINAL if original else 0))]
+            r = run_limited(argv, timeout=timeout, binary=True, pass_fds=(fd,), env=env)
             os.lseek(fd, 0, os.SEEK_SET)
             data = Path(path).read_bytes()
         finally:
@@ -344,7 +347,8 @@ class FunctionHarness:
         """Take baseline run `r` (`skipped` inputs failed on it) as the one candidates are compared with."""
         self.not_run = sum(1 for s in r.status if s & NOT_RUN)
         skipped += self.not_run
-        timed_out = bytes(1 if s & (TIMED_OUT | NOT_RUN) else 0 for s in r.status)
+        # candidates are not run where the original ran out of time, or broke the calling convention itself
+        timed_out = bytes(1 if s & (TIMED_OUT | NOT_RUN | ABI_BROKEN) else 0 for s in r.status)
         if any(timed_out):
             self.skip_file = self.dir / "skip.bin"
             self.skip_file.write_bytes(timed_out)
@@ -511,7 +515,7 @@ class FunctionHarness:
         if load_time:
             return Check(False, "unsafe", "; ".join(load_time), 0)
         budget = max(self.min_timeout, 20 * self.base_seconds)
-        got = self._run(exe, self.n_inputs, self.mode, budget)
+        got = self._run(exe, self.n_inputs, self.mode, budget, original=False)
         r = got.run
         kind, idx, what = got.trailer or (0, None, None)
         where = f" on input {self._input(idx)}" if idx is not None else ""

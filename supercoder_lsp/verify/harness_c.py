@@ -65,6 +65,8 @@ static uint64_t __attribute__((unused)) sc_ret_ptr(sc_input *in, const unsigned 
     if (hb >= 0) return sc_heap_tag((unsigned)hb, off);
     uint64_t here = (uint64_t)(uintptr_t)&at;
     if (w + (8ULL << 20) > here && w < here + (8ULL << 20)) return 0x5CA3ULL << 48;
+    uint64_t top = (uint64_t)(uintptr_t)sc_stack_top; /* the stack the call ran on */
+    if (top && w < top && w + SC_CALL_STACK >= top) return 0x5CA3ULL << 48;
     char *sec[4][2] = {{ {{ __start_sc_gdata, __stop_sc_gdata }}, {{ __start_sc_gbss, __stop_sc_gbss }},
                         {{ __start_sc_fdata, __stop_sc_fdata }}, {{ __start_sc_fbss, __stop_sc_fbss }} }};
     for (uint64_t k = 0; k < 4; k++)

@@ -6,6 +6,10 @@
  *     where the callee could overwrite them) and loads sentinels into them;
  *   - poisons the call-clobbered registers that carry no argument
  *     (%rax, %r10, %r11; unused argument registers are poisoned by the C caller);
+ *   - switches to a stack of its own (sc_stack_top, when the harness set one), whose top lies
+ *     against a guard page: a callee that writes above its frame (zlib's inflate_table counts
+ *     lens[] values into a local array of 16) faults there, as a crash of that input, instead
+ *     of overwriting the harness's own frames;
  *   - copies the sc_nstack words of arguments the caller passed on the stack to
  *     where the callee finds them (8 slots; the unused ones get the nonce);
  *   - puts canaries in the 80 bytes of the trampoline's frame above those
@@ -30,6 +34,12 @@ sc_tramp:
 	movq	%r15, sc_saved+40(%rip)
 	popq	%r11
 	movq	%r11, sc_saved+48(%rip)		/* the return address */
+	movq	%rsp, sc_saved+56(%rip)		/* the caller's stack: its stack arguments from 0(%rsp) */
+	movq	sc_stack_top(%rip), %r11
+	testq	%r11, %r11
+	jz	7f
+	movq	%r11, %rsp			/* 16-byte aligned, as %rsp is here */
+7:
 	/* 64 bytes of stack arguments above the callee's return address, 80 bytes of canaries above
 	 * them, and a 16-byte aligned call; only %rax, %r10 and %r11 carry no argument here */
 	subq	$144, %rsp
@@ -40,7 +50,8 @@ sc_tramp:
 	xorl	%eax, %eax
 3:	cmpq	sc_nstack(%rip), %rax
 	jae	4f
-	movq	144(%rsp,%rax,8), %r10		/* the caller's stack arguments, above its return address */
+	movq	sc_saved+56(%rip), %r10
+	movq	(%r10,%rax,8), %r10		/* the caller's stack arguments, above its return address */
 	movq	%r10, (%rsp,%rax,8)
 	incq	%rax
 	jmp	3b
@@ -115,7 +126,7 @@ sc_tramp:
 	fninit				/* empties the x87 stack a candidate may have left */
 	ldmxcsr	sc_state(%rip)
 	fldcw	sc_state+4(%rip)
-	addq	$144, %rsp
+	movq	sc_saved+56(%rip), %rsp	/* back on the caller's stack */
 	movq	sc_saved(%rip), %rbx
 	movq	sc_saved+8(%rip), %rbp
 	movq	sc_saved+16(%rip), %r12
@@ -129,9 +140,11 @@ sc_tramp:
 	.p2align 4
 	.globl	sc_sent, sc_after, sc_rsp_before, sc_rsp_after, sc_flags_after, sc_state, sc_target, sc_nonce, sc_done
 	.globl	sc_saved, sc_junk, sc_canary_hits, sc_fenv, sc_upper_dirty, sc_has_avx, sc_has_xinuse, sc_nstack
+	.globl	sc_stack_top
 sc_sent:	.zero	48
 sc_after:	.zero	48
-sc_saved:	.zero	56
+sc_saved:	.zero	64
+sc_stack_top:	.zero	8
 sc_junk:	.zero	24
 sc_rsp_before:	.zero	8
 sc_rsp_after:	.zero	8
