@@ -187,6 +187,7 @@ class Reason(StrEnum):
 ACCEPTED = Status.ACCEPTED
 REJECTED = Status.REJECTED
 REASONS = tuple(r.value for r in Reason)
+RUNNING = "running"  # a FunctionResult's status while candidates are still being tried (progress updates)
 
 
 @dataclass
@@ -234,7 +235,7 @@ class FunctionResult:
     name: str
     range: Range | None
     signature: str
-    status: str  # "done", "unsupported", "error"
+    status: str  # "done", "unsupported", "error", or RUNNING
     detail: str
     hotness: float
     baseline_assembly: str = ""

@@ -26,12 +26,12 @@ from .asm.statics import shared_statics
 from .cache import Cache
 from .environment import cache_key, environment
 from .file_context import FileContext
-from .harness.plan import OUTPUT_FUNCTIONS, Plan, grow_records, make_plan
+from .harness.plan import OUTPUT_FUNCTIONS, Plan, make_plan, probe_past_types
 from .harness_setup import build_harness, program_recording
 from .hotness import ProfileError, callgrind_profile, rank
 from .judge import Judge, choose_best
 from .measure.interleaved import InterleavedTimer, TimingSetup
-from .model import ACCEPTED, Candidate, CandidateResult, CFunction, FunctionResult
+from .model import ACCEPTED, RUNNING, Candidate, CandidateResult, CFunction, FunctionResult
 from .options import InputError, Options
 from .propose.base import Feedback, ProposalRequest, ProposerUnavailable
 from .propose.registry import make_proposer
@@ -321,7 +321,7 @@ class Pipeline:
         if plan.supported and any(p.probe for p in plan.params):
             with sw("harness"):
                 probed = self._probed(ctx, fn, plan, base_obj, fdir)
-                grown = grow_records(plan) if not probed.supported else None
+                grown = probe_past_types(plan) if not probed.supported else None
                 if grown is not None:  # a buffer probed beside a public struct the original reads further
                     again = self._probed(ctx, fn, grown, base_obj, fdir)
                     probed = again if again.supported else probed
@@ -356,7 +356,7 @@ class Pipeline:
                     early_timer = early.result()
                 except build.BuildError:
                     early_timer = None
-        grown = grow_records(plan) if harness is None and READS_PAST in (res.harness or "") else None
+        grown = probe_past_types(plan) if harness is None and READS_PAST in (res.harness or "") else None
         if grown is not None:  # a public struct the original reads as a larger private one: probe its size
             with sw("harness"):
                 probed = self._probed(ctx, fn, grown, base_obj, fdir)
@@ -410,9 +410,10 @@ class Pipeline:
             r = judge(cand)
             res.candidates.append(r)
             done.append((cand, r))
-            if r.status == ACCEPTED and self.on_update:
-                res.best = choose_best([c for c in res.candidates if c.status == ACCEPTED]).label
-                self.on_update(res)
+            if self.on_update:  # the editor shows each verdict as it comes: a win, or none faster yet
+                won = [c for c in res.candidates if c.status == ACCEPTED]
+                best = choose_best(won).label if won else None
+                self.on_update(dataclasses.replace(res, status=RUNNING, candidates=list(res.candidates), best=best))
         if proposer.note:
             self.notes.append(proposer.note)
         return done
@@ -470,8 +471,8 @@ class Pipeline:
     @staticmethod
     def _summarize(res: FunctionResult) -> None:
         accepted = [c for c in res.candidates if c.status == ACCEPTED]
+        res.best = choose_best(accepted).label if accepted else None  # a win the proof refuted is none
         if accepted:
-            res.best = choose_best(accepted).label
             res.detail += f"{len(accepted)} of {len(res.candidates)} candidates verified faster"
             return
         res.detail += no_win_summary(res.candidates)

@@ -32,14 +32,20 @@ def headline(c: CandidateResult | None) -> str | None:
     return f"{t.speedup:.2f}x faster (95% CI {t.ci[0]:.2f}-{t.ci[1]:.2f}){uses} - {claim_basis(c)}"
 
 
-def no_win_summary(candidates: list[CandidateResult]) -> str:
-    """'no faster verified candidate (5 tried: 3 not-faster, 2 wrong-output)'."""
+def no_win_summary(candidates: list[CandidateResult], so_far: bool = False) -> str:
+    """'no faster verified candidate (5 tried: 3 not-faster, 2 wrong-output)'; with `so_far`, while more
+    are being tried: 'no faster verified candidate yet (2 tried: 2 not-faster); trying more'."""
     counts: dict[str, int] = {}
     for c in candidates:
         key = c.reason or ("accepted" if c.status == "accepted" else "?")
         counts[key] = counts.get(key, 0) + 1
     tried = ", ".join(f"{n} {r}" for r, n in sorted(counts.items(), key=lambda kv: -kv[1]))
-    return f"no faster verified candidate ({len(candidates)} tried{': ' + tried if tried else ''})"
+    counted = f"({len(candidates)} tried{': ' + tried if tried else ''})"
+    return (
+        f"no faster verified candidate yet {counted}; trying more"
+        if so_far
+        else f"no faster verified candidate {counted}"
+    )
 
 
 def inputs_summary(fn: FunctionResult) -> str | None:

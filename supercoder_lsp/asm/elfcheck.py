@@ -56,6 +56,7 @@ class SymbolInfo:
     binding: str  # "GLOBAL", "WEAK", "LOCAL", "GNU_UNIQUE"
     section: str  # section name, "COMMON", or "" when undefined
     size: int
+    value: int = 0  # in an object file: its offset in its section
 
 
 @dataclass
@@ -96,7 +97,7 @@ def inspect_object(path) -> ElfReport:
                     if shndx == "SHN_COMMON"
                     else ("ABS" if shndx == "SHN_ABS" else names.get(shndx, str(shndx)))
                 )
-                info = SymbolInfo(name, typ, bind, where, sym["st_size"])
+                info = SymbolInfo(name, typ, bind, where, sym["st_size"], sym["st_value"])
                 (report.locals if bind == "LOCAL" else report.globals)[name] = info
     return report
 

@@ -12,6 +12,7 @@ import subprocess
 from pathlib import Path
 
 from .. import tools
+from ..asm.elfcheck import inspect_object
 from ..model import BuildConfig
 
 NOTE_GNU_STACK = '\n\t.section\t.note.GNU-stack,"",@progbits\n'
@@ -108,26 +109,19 @@ def library_flags(ldflags: tuple[str, ...], workdir: str | os.PathLike) -> tuple
 
 def defined_globals(obj: Path) -> list[str]:
     """The global symbols `obj` defines (not those it only refers to)."""
-    p = subprocess.run(["nm", "--defined-only", "--extern-only", str(obj)], capture_output=True, text=True)
-    return [line.split()[-1] for line in p.stdout.splitlines() if len(line.split()) >= 3]
+    return list(inspect_object(obj).globals)
 
 
 def file_variables(obj: Path) -> list[tuple[str, str]]:
     """The data objects `obj` defines, static ones too, each as (name, "section:offset")."""
-    from elftools.elf.elffile import ELFFile
-    from elftools.elf.sections import SymbolTableSection
-
-    out = []
-    with open(obj, "rb") as f:
-        elf = ELFFile(f)
-        symtab = elf.get_section_by_name(".symtab")
-        for sym in symtab.iter_symbols() if isinstance(symtab, SymbolTableSection) else ():
-            shndx = sym["st_shndx"]
-            if sym["st_info"]["type"] == "STT_OBJECT" and isinstance(shndx, int) and sym.name.isidentifier():
-                out.append((sym.name, f"{elf.get_section(shndx).name}:{sym['st_value']}"))
-    return out
+    r = inspect_object(obj)
+    return [
+        (s.name, f"{s.section}:{s.value}")
+        for s in (*r.globals.values(), *r.locals.values())
+        if s.type == "OBJECT" and s.section not in ("COMMON", "ABS") and s.name.isidentifier()
+    ]
 
 
 def defines_main(obj: Path) -> bool:
-    p = subprocess.run(["nm", "--defined-only", str(obj)], capture_output=True, text=True)
-    return any(line.split()[-1:] == ["main"] for line in p.stdout.splitlines())
+    r = inspect_object(obj)
+    return "main" in r.globals or "main" in r.locals

@@ -288,20 +288,25 @@ MAX_INSTANCES = 64  # a static array's elements a pointer may be given (the firs
 def _static_instances(cu) -> dict[int, list[tuple[str, int]]]:
     """The compile unit's file-scope variables of struct type, or arrays of them, by the struct's DIE
     offset: (name, byte offset of one element). Variables the compiler left no storage for are not."""
-    found: dict[int, list[tuple[str, int]]] = _cu_cache(cu, "instances")
-    if not found:
-        for v in cu.get_top_DIE().iter_children():
-            if v.tag != "DW_TAG_variable" or "DW_AT_location" not in v.attributes:
-                continue
-            name, t = _name(_origin(v)), _strip(_type_of(_origin(v)))
-            if not name or t is None or not name.isidentifier():
-                continue
-            count, elem = (_count(t), _strip(_type_of(t))) if t.tag == "DW_TAG_array_type" else (1, t)
-            size = _byte_size(elem) if elem is not None else None
-            if elem is None or elem.tag != "DW_TAG_structure_type" or not size or not count:
-                continue
-            found.setdefault(elem.offset, []).extend((name, i * size) for i in range(min(count, MAX_INSTANCES)))
-        found.setdefault(-1, [])  # read: a file with no instances is not read again
+    cache = _cu_cache(cu, "instances")
+    if "by_struct" not in cache:
+        cache["by_struct"] = _find_instances(cu)
+    return cache["by_struct"]
+
+
+def _find_instances(cu) -> dict[int, list[tuple[str, int]]]:
+    found: dict[int, list[tuple[str, int]]] = {}
+    for v in cu.get_top_DIE().iter_children():
+        if v.tag != "DW_TAG_variable" or "DW_AT_location" not in v.attributes:
+            continue
+        name, t = _name(_origin(v)), _strip(_type_of(_origin(v)))
+        if not name or t is None or not name.isidentifier():
+            continue
+        count, elem = (_count(t), _strip(_type_of(t))) if t.tag == "DW_TAG_array_type" else (1, t)
+        size = _byte_size(elem) if elem is not None else None
+        if elem is None or elem.tag != "DW_TAG_structure_type" or not size or not count:
+            continue
+        found.setdefault(elem.offset, []).extend((name, i * size) for i in range(min(count, MAX_INSTANCES)))
     return found
 
 

@@ -258,14 +258,26 @@ static int sc_deep_find(const sc_input *in, const uint64_t *at, uint64_t w, uint
     if (end >= 0) { sc_deep_buf(in, (unsigned)end, &len); *off = len; }
     return end;
 }
+/* [lo, hi]: the addresses any buffer at `at` holds (or is one past); a word outside is in none of them,
+ * and most words (data, not pointers) are: sc_deep_find is not asked about them */
+static void sc_deep_span(const sc_input *in, const uint64_t *at, uint64_t *lo, uint64_t *hi) {
+    *lo = UINT64_MAX; *hi = 0;
+    for (unsigned b = 0; b < SC_NP + in->nr; b++) {
+        size_t len; sc_deep_buf(in, b, &len);
+        if (!at[b] || !len) continue;
+        if (at[b] < *lo) *lo = at[b];
+        if (at[b] + len > *hi) *hi = at[b] + len;
+    }
+}
 /* every 8-byte word of the buffers that held an address in buffer j (at `from`) now points there in this copy */
 static void __attribute__((unused)) sc_relocate(sc_input *in, const uint64_t *from) {
-    unsigned nb = SC_NP + in->nr;
+    unsigned nb = SC_NP + in->nr; uint64_t lo, hi;
+    sc_deep_span(in, from, &lo, &hi);
     for (unsigned b = 0; b < nb; b++) {
         size_t len; unsigned char *p = sc_deep_buf(in, b, &len);
         for (size_t o = (8 - (sc_deep_orig(in, b) & 7)) & 7; p && o + 8 <= len; o += 8) {
             uint64_t w, off; memcpy(&w, p + o, 8);
-            int j = sc_deep_find(in, from, w, &off);
+            int j = w < lo || w > hi ? -1 : sc_deep_find(in, from, w, &off);
             if (j < 0) continue;
             size_t jl; w = (uint64_t)(uintptr_t)sc_deep_buf(in, (unsigned)j, &jl) + off; memcpy(p + o, &w, 8);
         }
@@ -277,6 +289,8 @@ static void __attribute__((unused)) sc_relocate(sc_input *in, const uint64_t *fr
 static uint64_t __attribute__((unused)) sc_hash_deep(uint64_t h, const sc_input *in) {
     uint64_t at[SC_NP + SC_NR] = {0}; unsigned nb = SC_NP + in->nr;
     for (unsigned b = 0; b < nb; b++) { size_t len; at[b] = (uint64_t)(uintptr_t)sc_deep_buf(in, b, &len); }
+    uint64_t lo, hi;
+    sc_deep_span(in, at, &lo, &hi);
     for (unsigned b = 0; b < nb; b++) {
         size_t len, o = 0; const unsigned char *p = sc_deep_buf(in, b, &len);
         if (!p) continue;
@@ -284,7 +298,7 @@ static uint64_t __attribute__((unused)) sc_hash_deep(uint64_t h, const sc_input 
         for (; o < first && o < len; o++) { h ^= p[o]; h *= 0x100000001b3ULL; }
         for (; o + 8 <= len; o += 8) {
             uint64_t w, off; memcpy(&w, p + o, 8);
-            int j = sc_deep_find(in, at, w, &off);
+            int j = w < lo || w > hi ? -1 : sc_deep_find(in, at, w, &off);
             w = j >= 0 ? (0x5CA1ULL << 48) ^ ((uint64_t)j << 40) ^ off : sc_mapped_word(w);
             h ^= w; h *= 0x100000001b3ULL; h ^= h >> 29;
         }

@@ -415,9 +415,10 @@ def stack_words(params: list[ParamPlan]) -> int:
     return max(0, n_int - MAX_INT_REGS) + max(0, n_sse - MAX_SSE_REGS)
 
 
-def grow_records(plan: Plan) -> Plan | None:
-    """`plan` with every struct parameter to be probed for the bytes the original really touches past the
-    struct's own size (a public struct cast to a larger private one), and every array that only shares
+def probe_past_types(plan: Plan) -> Plan | None:
+    """`plan` with the buffers whose size the types may have wrong probed instead: every struct parameter
+    for the bytes the original really touches past the struct's own size (a public struct cast to a larger
+    private one, a struct pointer read as a table), and every array that only shares
     another's length parameter probed for its own (zlib's inflate_table(type, lens, codes, table, bits,
     work): `unsigned *bits` is one value, not `codes` of them); None when there is none to grow."""
     out = copy.deepcopy(plan)

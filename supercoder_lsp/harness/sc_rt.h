@@ -92,26 +92,22 @@ static inline int sc_island_ready(void) { /* reserved on first use; 0 where it c
     }
     return sc_island_next != (unsigned char *)1;
 }
-static inline unsigned char *sc_island_pages(size_t bytes) { /* bytes: whole pages, read-write; NULL if none */
+/* `bytes` (whole pages) of the island made read-write, one PROT_NONE page from what was taken before:
+ * from its low end, or with `top` from its high end, where the sea lies right above them (64 GiB of
+ * PROT_NONE). NULL if the island has no room, or none could be reserved. */
+static inline unsigned char *sc_island_take(size_t bytes, int top) {
     long pg = sysconf(_SC_PAGESIZE);
     if (!sc_island_ready() || bytes + (size_t)pg > (size_t)(sc_island_end - sc_island_next)) return NULL;
-    unsigned char *p = sc_island_next + pg;
+    unsigned char *p = top ? sc_island_end - bytes : sc_island_next + pg;
     if (mprotect(p, bytes, PROT_READ | PROT_WRITE)) return NULL;
-    sc_island_next = p + bytes;
+    if (top) sc_island_end = p - pg;
+    else sc_island_next = p + bytes;
     return p;
 }
+static inline unsigned char *sc_island_pages(size_t bytes) { return sc_island_take(bytes, 0); }
 /* The stack the checking trampoline (verify/tramp.S) calls the function on, its top; sc_verify.h sets it */
 extern unsigned char *sc_stack_top;
 #define SC_CALL_STACK ((size_t)8 << 20)
-/* The island's last pages (whole pages): the sea above them, 64 GiB of PROT_NONE. NULL if none. */
-static inline unsigned char *sc_island_top_pages(size_t bytes) {
-    long pg = sysconf(_SC_PAGESIZE);
-    if (!sc_island_ready() || bytes + (size_t)pg > (size_t)(sc_island_end - sc_island_next)) return NULL;
-    unsigned char *p = sc_island_end - bytes;
-    if (mprotect(p, bytes, PROT_READ | PROT_WRITE)) return NULL;
-    sc_island_end = p - pg;
-    return p;
-}
 static inline void sc_guard_init(sc_guard *g, size_t bytes) {
     long pg = sysconf(_SC_PAGESIZE);
     size_t cap = (bytes + pg - 1) / pg * pg + pg;

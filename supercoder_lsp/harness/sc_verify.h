@@ -209,7 +209,7 @@ static void sc_detect_cpu(void) {
  * (zlib's inflate_table counts lens[] of 56797 into a local array of 16): that input's crash, the same
  * wherever the buffers lie, with the harness's own frames out of reach. */
 static void sc_call_stack_init(void) {
-    unsigned char *p = sc_island_top_pages(SC_CALL_STACK);
+    unsigned char *p = sc_island_take(SC_CALL_STACK, 1);
     if (p) sc_stack_top = p + SC_CALL_STACK; /* else the harness's own stack, as before */
 }
 

@@ -24,7 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..model import FunctionResult, ReplacementCheck
+from ..model import RUNNING, FunctionResult, ReplacementCheck
 from ..options import REPLACE_OPTIONS, to_argv
 from ..serialize import function_from_json, replacement_from_json
 from .present import speedup
@@ -108,7 +108,8 @@ class Jobs:
         doc.pending = None
         for name, h in functions:
             old = doc.functions.get(name)
-            if old and old.hash == h and not force and (old.result is not None or old.task and not old.task.done()):
+            kept = old is not None and old.result is not None and old.result.status != RUNNING  # not a job's progress
+            if old and old.hash == h and not force and (kept or old.task and not old.task.done()):
                 continue  # unchanged: keep the result (or the job already running for it)
             if old and old.task and not old.task.done():
                 old.task.cancel()  # a newer save: the stale job goes
@@ -170,6 +171,7 @@ class Jobs:
             if rc != 0:
                 job.error = "".join(errors).strip()[-2000:] or f"the worker exited with {rc}"
                 log.warning("%s: %s", job.name, job.error)
+                _settle(job)
             else:
                 data = json.loads(out)
                 found = next((f for f in data["functions"] if f["name"] == job.name), None)
@@ -188,15 +190,18 @@ class Jobs:
             await self.progress.end(job.token, end)  # the last status: not running
         except asyncio.CancelledError:
             self._kill(job)
+            _settle(job)
             await self.progress.end(job.token, "cancelled")
             raise
         except TimeoutError:
             self._kill(job)
+            _settle(job)
             job.error = f"over the time budget of {self.settings.time_budget:.0f}s"
             self.on_result(uri)
             await self.progress.end(job.token, job.error)
         except Exception as e:  # a bug of ours: the job ends visibly instead of spinning forever
             self._kill(job)
+            _settle(job)
             job.error = f"internal error: {type(e).__name__}: {e}"
             log.exception("%s: the job failed", job.name)
             self.on_result(uri)
@@ -221,7 +226,7 @@ class Jobs:
             except ValueError:
                 errors.append(line.decode(errors="replace"))
                 continue
-            if ev.get("event") == "update":  # a verified, measured candidate: show it before the run ends
+            if ev.get("event") == "update":  # a candidate's verdict (status RUNNING): shown before the run ends
                 job.result = function_from_json(ev["function"])
                 self.on_result(doc.uri)
                 continue
@@ -287,3 +292,10 @@ class ProgressSink:
     async def report(self, token: str, message: str, percentage: int | None) -> None: ...
 
     async def end(self, token: str, message: str) -> None: ...
+
+
+def _settle(job: FunctionJob) -> None:
+    """A job that ended without its result: a verified win it reported stays (it was verified and timed);
+    "none faster yet" goes, since nothing is being tried any more (the job's error shows instead)."""
+    if job.result is not None and job.result.status == RUNNING and job.result.best_result() is None:
+        job.result = None

@@ -15,7 +15,7 @@ from pathlib import Path
 from lsprotocol import types
 
 from .. import results
-from ..model import CFunction, FunctionResult, ReplacementCheck
+from ..model import RUNNING, CFunction, FunctionResult, ReplacementCheck
 from ..source import LineIndex, parse_functions
 from ..source.edit import apply_body_change
 from ..source.replaced import replaced_functions
@@ -36,6 +36,8 @@ def speedup(result: FunctionResult | None) -> float:
 
 def no_win_summary(result: FunctionResult) -> str:
     """Why there is no claim: the verdicts of what was tried, or why nothing could be tried."""
+    if result.status == RUNNING and result.candidates:
+        return results.no_win_summary(result.candidates, so_far=True)
     if result.status != "done" or not result.candidates:
         return (
             f"not optimized ({result.status}): {result.detail}" if result.detail else f"not optimized ({result.status})"
@@ -90,7 +92,7 @@ def diagnostics(
                     source=SOURCE,
                     severity=types.DiagnosticSeverity.Information,
                     code="no-win",
-                    data={"function": name},
+                    data={"function": name, "final": result.status != RUNNING},
                 )
             )
     for name, error in (errors or {}).items():  # a job that failed says so where the function is

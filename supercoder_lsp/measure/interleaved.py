@@ -17,6 +17,7 @@ three results are compared here, outside the timed process
 from __future__ import annotations
 
 import re
+import statistics
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -154,6 +155,8 @@ class InterleavedTimer:
         self.support = list(support_objs)
         self._runs = 0
         self._reference: dict[int, Path] = {}
+        self._base: dict[tuple[int, str], Path] = {}  # the original's copies: the same for every candidate
+        self._base_asm = ""
         src = self.dir / "timing.c"
         blob = None
         if setup.recorded:
@@ -170,6 +173,13 @@ class InterleavedTimer:
         build.assemble(_padded(asm, self.s.name, offset), obj)
         build.objcopy(obj, f"--redefine-sym={self.s.name}={sym}")
         return obj
+
+    def _original(self, base_asm: str, offset: int, sym: str) -> Path:
+        if base_asm != self._base_asm:  # another original: its copies and reference links are built anew
+            self._base_asm, self._base, self._reference = base_asm, {}, {}
+        if (offset, sym) not in self._base:
+            self._base[offset, sym] = self._objects(base_asm, "base", offset, sym)
+        return self._base[offset, sym]
 
     def _run(self, exe: Path, off: int, rounds: int) -> list[tuple[float, float, float]]:
         """One timing process: `rounds` interleaved rounds, in ns per call (baseline, copy, candidate)."""
@@ -227,8 +237,8 @@ class InterleavedTimer:
         exes = {}
         for off in self.s.offsets:
             objs = [
-                self._objects(base_asm, "base", off, "sc_t0"),
-                self._objects(base_asm, "base", off, "sc_t1"),
+                self._original(base_asm, off, "sc_t0"),
+                self._original(base_asm, off, "sc_t1"),
                 self._objects(cand_asm, tag, off, "sc_t2"),
             ]
             exes[off] = self.dir / f"{tag}.timing.off{off}"
@@ -236,7 +246,7 @@ class InterleavedTimer:
             if off not in self._reference:  # the same link with the original in the candidate's place
                 self._reference[off] = self.dir / f"reference.timing.off{off}"
                 build.link(
-                    [self.dir / "timing.o", *objs[:2], self._objects(base_asm, "base", off, "sc_t2"), *self.support],
+                    [self.dir / "timing.o", *objs[:2], self._original(base_asm, off, "sc_t2"), *self.support],
                     self._reference[off],
                     extra=self.s.link_flags,
                 )
@@ -273,9 +283,14 @@ class InterleavedTimer:
         # sibling, frequency) drifts over seconds and moves ratios with it.
         rows_by: dict[int, list[tuple[float, float, float]]] = {off: [] for off in self.s.offsets}
         per_pass = max(6, -(-self.s.rounds // self.s.passes))
-        for _ in range(self.s.passes):
+        stopped = ""
+        for n in range(1, self.s.passes + 1):
             for off, exe in exes.items():
                 rows_by[off] += self._run(exe, off, per_pass)
+            stopped = _hopeless(rows_by, self.s.min_speedup) if n < self.s.passes else ""
+            if stopped:
+                stopped = f"; timing stopped after {n} of {self.s.passes} passes: {stopped}"
+                break
         per_alignment: list[dict[str, Any]] = []
         pooled: list[float] = []
         samples: dict = {"unit": "ns per call", "alignments": {}}
@@ -289,9 +304,26 @@ class InterleavedTimer:
             }
             pooled += ratio
         t = _verdict(per_alignment, pooled, samples)
+        if stopped:  # never a claim from part of the passes (_hopeless: it could not be one anyway)
+            t.significant = False
+            t.detail += stopped
         if self.s.recorded:
             t.detail += f", timed on the {len(self.s.recorded)} calls recorded from the program"
         return t
+
+
+def _hopeless(rows_by: dict[int, list[tuple[float, float, float]]], min_speedup: float) -> str:
+    """Why more passes cannot make the candidate significantly faster ("" while they can): its ratio to
+    the original is below `min_speedup` over all alignments, or not above 1 in one of them. A speedup needs
+    every alignment's lower bound above a floor of at least `min_speedup`, so either ends the timing of a
+    candidate that is no faster early; it never accepts one (only the full run can)."""
+    ratios = {off: [(a * b) ** 0.5 / c for a, b, c in rows] for off, rows in rows_by.items()}
+    pooled = statistics.median(r for rs in ratios.values() for r in rs)
+    if pooled < min_speedup:
+        return f"{pooled:.2f}x over all alignments, below {min_speedup:g}x"
+    worst = min(ratios, key=lambda off: statistics.median(ratios[off]))
+    med = statistics.median(ratios[worst])
+    return f"{med:.2f}x at alignment +{worst}" if med <= 1.0 else ""
 
 
 def _verdict(per_alignment: list[dict[str, Any]], pooled: list[float], samples: dict) -> Timing:

@@ -471,3 +471,23 @@ def test_a_function_that_compiles_to_nothing_gives_its_place_in_the_top_function
     names = [f["name"] for f in data["functions"]]
     assert "zs_static_init" not in names and "zs_check" in names, names
     assert any("zs_static_init compiles to no code with these flags" in n for n in data["notes"]), data["notes"]
+
+
+def test_each_candidates_verdict_is_streamed_before_the_run_ends(tmp_path):
+    """--progress-jsonl (what the editor reads): an update after every candidate, "running" with the verdicts
+    so far, so a first result shows before all are tried; the final result on stdout is "done"."""
+    cands = tmp_path / "cands" / "popcount"
+    cands.mkdir(parents=True)
+    for name in ("slow-delay", "wrong-low32"):
+        shutil.copy(VERIFY / "cands" / "popcount" / f"{name}.s", cands)
+    p = supercoder(
+        "optimize", "--json", "--no-cache", "--progress-jsonl", str(VERIFY / "popcount.c"),
+        "--candidates", str(tmp_path / "cands"), "--inputs", "20000", "-n", "20",
+    )  # fmt: skip
+    assert p.returncode == 0, p.stderr
+    updates = [json.loads(ln)["function"] for ln in p.stderr.splitlines() if '"event": "update"' in ln]
+    assert [u["status"] for u in updates] == ["running", "running"]
+    assert [len(u["candidates"]) for u in updates] == [1, 2]
+    assert all(u["best"] is None for u in updates)
+    [fn] = json.loads(p.stdout)["functions"]
+    assert fn["status"] == "done" and fn["detail"].startswith("no faster verified candidate (2 tried")

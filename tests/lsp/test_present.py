@@ -58,6 +58,21 @@ def test_explain_no_win_names_the_verdicts_and_only_when_nothing_won():
     ]
 
 
+def test_while_candidates_are_tried_the_verdicts_so_far_show_and_say_more_are_coming():
+    running = result("f", None)
+    running.status = "running"
+    [d] = present.diagnostics(TEXT, {"f": running}, Settings())
+    assert d.message == "no faster verified candidate yet (2 tried: 1 wrong-output, 1 not-faster); trying more"
+    assert d.data["final"] is False
+    [done] = present.diagnostics(TEXT, {"f": result("f", None)}, Settings())
+    assert done.data["final"] is True
+    # a win found on the way is claimed at once (it was verified and timed)
+    win = result("f", 1.62)
+    win.status = "running"
+    [claim] = present.diagnostics(TEXT, {"f": win}, Settings())
+    assert claim.code == "speedup" and claim.message.startswith("1.62x faster")
+
+
 def test_each_kind_of_hint_can_be_switched_off():
     s, _ = resolve({"hints": {"diagnostics": False, "inlayHints": False, "codeLens": False}}, None, None)
     results = {"f": result("f", 2.0)}

@@ -38,9 +38,11 @@ def test_baseline_against_itself_is_no_significant_difference(timer):
     assert not r.significant
     assert r.detail.startswith("no significant difference")
     assert r.ci[0] <= 1.0 <= r.ci[1]
+    # no faster after the first pass over the alignments (6 of its 30 rounds): it is not timed further
+    assert "timing stopped after 1 of 5 passes" in r.detail, r.detail
     # raw samples are kept: every round of every alignment, for all three copies
     assert len(r.samples["alignments"]) == 4
-    assert all(len(a["candidate"]) == 30 for a in r.samples["alignments"].values())
+    assert all(len(a["candidate"]) == 6 for a in r.samples["alignments"].values())
 
 
 def test_popcnt_is_clearly_faster_in_every_alignment(timer):
@@ -49,6 +51,18 @@ def test_popcnt_is_clearly_faster_in_every_alignment(timer):
     assert r.significant, r.detail
     assert r.speedup > 2
     assert all(a["ci"][0] > a["noise_floor"] for a in r.per_alignment)
+    # a claim rests on every pass: all 30 rounds of every alignment
+    assert all(len(a["candidate"]) == 30 for a in r.samples["alignments"].values())
+    assert "stopped" not in r.detail
+
+
+def test_a_slower_candidate_is_not_timed_past_the_first_pass(timer):
+    t, base, fast = timer
+    r = t.time(fast, base, "slower")  # the loop, timed against popcnt as the original
+    assert not r.significant
+    assert r.detail.startswith("slower"), r.detail
+    assert "timing stopped after 1 of 5 passes" in r.detail
+    assert all(len(a["candidate"]) == 6 for a in r.samples["alignments"].values())
 
 
 def test_median_interval_covers_the_median_and_narrows_with_samples():

@@ -37,8 +37,10 @@ def _run(tmp: Path, variant: str, budget: float = 90, fn: str = "ones64"):
         use_cache=False,
         proof_budget=budget,
     )
-    [res] = Pipeline(opts).run(SYM / f"{fn}.c").functions
+    updates: list = []  # as the editor is sent them (--progress-jsonl)
+    [res] = Pipeline(opts, on_update=updates.append).run(SYM / f"{fn}.c").functions
     [c] = res.candidates
+    assert [u.status for u in updates] == ["running"]
     return res, c
 
 
@@ -54,7 +56,8 @@ def test_a_candidate_wrong_on_one_input_in_2_64_is_refuted_with_that_input(tmp_p
     assert c.reason == "wrong-output", (c.reason, c.detail)
     # 0x204143f04feeefff: 36 bits set, the candidate says 37
     assert "ones64(x=2324213582112157695): expected 36, got 37 (found by the symbolic proof" in c.detail, c.detail
-    assert res.best is None
+    assert res.best is None  # also where its tested win was sent to the editor before the proof
+    assert res.detail.startswith("no faster verified candidate (1 tried: 1 wrong-output)"), res.detail
 
 
 def test_a_proof_that_does_not_fit_its_budget_leaves_the_claim_tested(tmp_path):
