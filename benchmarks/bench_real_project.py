@@ -118,8 +118,8 @@ def add_coverage(rows: list[dict], path: Path, ldflags: str | None, workload: st
 
 
 def verdicts(path: Path) -> list[dict]:
-    p = subprocess.run(
-        [sys.executable, "-m", "supercoder_lsp.cli", "optimize", "--json", str(path)],
+    p = subprocess.run(  # measured afresh: not what an earlier run left in the cache
+        [sys.executable, "-m", "supercoder_lsp.cli", "optimize", "--json", "--no-cache", str(path)],
         capture_output=True,
         text=True,
         timeout=3600,
@@ -147,7 +147,7 @@ def main() -> int:
     ap.add_argument("project", nargs="?", type=Path)
     ap.add_argument("--build", type=Path, help="the folder with compile_commands.json")
     ap.add_argument("--verdicts", action="store_true", help="also run supercoder optimize on each file (slow)")
-    ap.add_argument("--only", help="one .c file of the project, by name")
+    ap.add_argument("--only", help=".c files of the project, by name, comma-separated")
     ap.add_argument("--coverage", action="store_true", help="build every harness and measure its line coverage (slow)")
     ap.add_argument("--ldflags", help="with --coverage: the rest of the program, to record its calls")
     ap.add_argument("--workload", help="with --coverage: the program's run, '{exe}' is the program")
@@ -161,7 +161,7 @@ def main() -> int:
     if a.project is None:
         print("bench_real_project: give a C project with a compile_commands.json (see --help); skipped")
         return 0
-    files = [f for f in compiled_files(a.project, a.build) if not a.only or f.name == a.only]
+    files = [f for f in compiled_files(a.project, a.build) if not a.only or f.name in a.only.split(",")]
     rows: list[dict] = []
     with tempfile.TemporaryDirectory(prefix="sc-bench-real-") as tmp:
         for f in files:

@@ -226,6 +226,19 @@ class Judge:
         else:
             self._untried[r.label] = p.detail  # tested only, and why: said after the timing
 
+    def may_prove(self, r: CandidateResult) -> bool:
+        """Whether accepted candidate r, if it is the one claimed, still goes through the symbolic proof
+        (prove_symbolic), which may refute it: its win is not shown before that."""
+        sig = self.fn.signature
+        return bool(
+            not r.proof
+            and self.proof_budget
+            and self.harness is not None
+            and self.base_obj is not None
+            and symbolic_applies(sig)
+            and not (self.harness.support or self.extern_sizes)
+        )
+
     def prove_symbolic(self, r: CandidateResult, reference: CandidateResult | None = None) -> None:
         """Equal on every input by symbolic execution (verify/symbolic.py), where exhaustion does not
         reach; for the accepted candidate whose speedup will be claimed (the pipeline picks it), so

@@ -410,9 +410,11 @@ class Pipeline:
             r = judge(cand)
             res.candidates.append(r)
             done.append((cand, r))
-            if self.on_update:  # the editor shows each verdict as it comes: a win, or none faster yet
+            if self.on_update:  # the editor shows each verdict as it comes: a win (once no proof is to come), or
+                # none faster yet
                 won = [c for c in res.candidates if c.status == ACCEPTED]
-                best = choose_best(won).label if won else None
+                top = choose_best(won) if won else None
+                best = top.label if top is not None and not judge.may_prove(top) else None
                 self.on_update(dataclasses.replace(res, status=RUNNING, candidates=list(res.candidates), best=best))
         if proposer.note:
             self.notes.append(proposer.note)

@@ -41,6 +41,8 @@ def no_win_summary(candidates: list[CandidateResult], so_far: bool = False) -> s
         counts[key] = counts.get(key, 0) + 1
     tried = ", ".join(f"{n} {r}" for r, n in sorted(counts.items(), key=lambda kv: -kv[1]))
     counted = f"({len(candidates)} tried{': ' + tried if tried else ''})"
+    if so_far and "accepted" in counts:  # faster on every input, not yet proven (judge.may_prove)
+        return f"a faster candidate passed every test {counted}; proving it equal before it is shown, trying more"
     return (
         f"no faster verified candidate yet {counted}; trying more"
         if so_far

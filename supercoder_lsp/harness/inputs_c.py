@@ -128,7 +128,6 @@ def render_inputs(
         "    size_t pbytes[SC_NP]; uint64_t pa[SC_NP]; void *rp[SC_NR]; size_t rlen[SC_NR]; uint64_t ra[SC_NR];",
         "    uint32_t nr, deep; } sc_input;",
         "static sc_guard sc_g[SC_NP], sc_rg[SC_NR];",
-        "static int sc_flip_sides __attribute__((unused)); /* every buffer against its other guard (a self-check) */",
     ]
     if plan.constants:
         out.append(f"#define SC_NDICT {len(plan.constants)}")
@@ -156,13 +155,13 @@ def render_inputs(
         f"#define SC_NINPUTS ({n_edge}ULL + {n_random}ULL + SC_NREC)\n#define SC_SEED {_u64(seed)}"
     )
     out.append("static size_t sc_probe_len[SC_NP] __attribute__((unused)); /* verify/probe.py: SC_PROBE_LEN=k:n */")
-    if _probing(plan):  # the probed buffer moves between the two sides, no other one (verify/probe.py)
-        out.append("static int sc_probe_k = -1;")
     out.append("static void sc_setup(void) {")
-    if any(p.probe for p in ps):
+    if any(p.probe for p in ps):  # the probed buffer moves between the two sides, no other one (verify/probe.py)
         out.append(
             '    { const char *s = getenv("SC_PROBE_LEN"); unsigned k; unsigned long n;'
-            ' if (s && sscanf(s, "%u:%lu", &k, &n) == 2 && k < SC_NP) { sc_probe_len[k] = n; sc_probe_k = (int)k; } }'
+            ' if (s && sscanf(s, "%u:%lu", &k, &n) == 2 && k < SC_NP) { sc_probe_len[k] = n;'
+            " for (unsigned j = 0; j < SC_NP; j++) sc_g[j].still = j != k;"
+            " for (unsigned j = 0; j < SC_NR; j++) sc_rg[j].still = 1; } }"
         )
     for k, p in enumerate(ps):
         if p.role in ("array", "cstring"):
@@ -185,8 +184,6 @@ def render_inputs(
     out.append(
         "    int at_start = (int)(sc_mix(i ^ 0x5eed) & 1) ^ sc_flip_sides; (void)at_start; /* buffer against the guard before or after it */"
     )
-    if _probing(plan):
-        out.append("    int keep_side = sc_probe_k < 0 ? at_start : (int)(sc_mix(i ^ 0x5eed) & 1); (void)keep_side;")
     out.append("    memset(in, 0, sizeof *in);")
     if _owned_sizes(plan):
         out.append("    int sc_owned = 0;")
@@ -429,19 +426,6 @@ def _owned_sizes(plan: Plan) -> list[int]:
     return _regions(plan).sizes
 
 
-def _probing(plan: Plan) -> bool:
-    return any(p.probe for p in plan.params)
-
-
-def _side(plan: Plan, k: int | None = None) -> str:
-    """The side of its guard a buffer lies against: `at_start`, which the flip-sides run turns over; while
-    one buffer's length is probed, only that buffer's (a data pointer read past its region's end must not
-    look like the probed buffer read past its own: trees.c's sym_buf beside ltree)."""
-    if not _probing(plan):
-        return "at_start"
-    return "keep_side" if k is None else f"(sc_probe_k == {k} ? at_start : keep_side)"
-
-
 def _has_own_data(p: ParamPlan) -> bool:
     """A struct parameter of its own size (not one probed as a larger private struct) with data pointers."""
     return bool(p.data) and not (p.probe or p.probed)
@@ -453,11 +437,11 @@ def _own_data(plan: Plan, k: int, p: ParamPlan) -> list[str]:
     if not _has_own_data(p):
         return []
     d = _regions(plan).own_data[k]
-    body = _data_pointers(1000 + k, d, OwnedPlan(0, p.max_len, (), (), p.data), f"a{k}", _side(plan))
+    body = _data_pointers(1000 + k, d, OwnedPlan(0, p.max_len, (), (), p.data), f"a{k}")
     return [f"    if (pat{k} == 2 && sc_below(&r, 4) != 0) {{", *body, "        sc_owned = 1;", "    }"]
 
 
-def _data_pointers(j: int, d: int, o: OwnedPlan, c: str = "c", side: str = "at_start") -> list[str]:
+def _data_pointers(j: int, d: int, o: OwnedPlan, c: str = "c") -> list[str]:
     """C that points private struct j's data pointers (`c`) into region d, OWNED_DATA random bytes, or,
     where the struct has an array of what they point to, into that (inflate's next into its codes[]): at
     the start, a few elements in, anywhere; one in eight NULL. One buffer for all of them, so the
@@ -466,7 +450,7 @@ def _data_pointers(j: int, d: int, o: OwnedPlan, c: str = "c", side: str = "at_s
     rows = ", ".join(f"{{{off}, {size}, {aoff}, {count}}}" for off, size, aoff, count in o.data)
     return [
         f"        static const uint32_t sc_od{j}[][4] = {{{rows}}};",
-        f"        unsigned char *dd = sc_guard_place(&sc_rg[{d}], {OWNED_DATA}, {side});",
+        f"        unsigned char *dd = sc_guard_place(&sc_rg[{d}], {OWNED_DATA}, at_start);",
         f"        {{ sc_rng dr = {{ sc_next(&r) }}; for (size_t t = 0; t < {OWNED_DATA // 8}; t++)"
         " { uint64_t w = sc_next(&dr); memcpy(dd + 8 * t, &w, 8); } }",
         f"        for (size_t t = 0; t < {len(o.data)}; t++) {{ const uint32_t *f = sc_od{j}[t];"
@@ -514,7 +498,7 @@ def _owned(plan: Plan, k: int, p: ParamPlan) -> list[str]:
             f"        static const uint32_t sc_of{j}[][5] = {{{rows}}};",
             f"        static const uint32_t sc_op{j}[] = {{{', '.join(map(str, nulls)) or '0'}}};",
             f"        static const uint32_t sc_ob{j}[] = {{{', '.join(map(str, bools)) or '0'}}};",
-            f"        unsigned char *c = sc_guard_place(&sc_rg[{j}], {size}, {_side(plan)});",
+            f"        unsigned char *c = sc_guard_place(&sc_rg[{j}], {size}, at_start);",
             f"        for (size_t t = 0; t < {size}; t++) c[t] = (unsigned char)sc_next(&r);",
             f"        for (size_t t = 0; t < {len(ints)}; t++) {{ const uint32_t *f = sc_of{j}[t];"
             f" if (f[4] || sc_below(&r, 8) != 0) {{ uint64_t v = {draw}; memcpy(c + f[0], &v, f[1] / 8); }} }}",
@@ -522,7 +506,7 @@ def _owned(plan: Plan, k: int, p: ParamPlan) -> list[str]:
             f"        for (size_t t = 0; t < {len(nulls)}; t++) memset(c + sc_op{j}[t], 0, 8);",
         ]
         if owned.data:
-            out += _data_pointers(j, regions.owned_data[k, i], owned, side=_side(plan))
+            out += _data_pointers(j, regions.owned_data[k, i], owned)
         out += [f"        memcpy(c + {b}, &a{k}, 8);" for b in back]
         out += [
             f"        memcpy((unsigned char *)a{k} + {off}, &c, 8);",
@@ -559,7 +543,7 @@ def _buffer(plan: Plan, k: int, p: ParamPlan, ne: int) -> list[str]:
         out.append("    }")
     if p.role == "array":
         et = p.element.ctype
-        out.append(f"    {et} *a{k} = sc_guard_place(&sc_g[{k}], L{k} * sizeof({et}), {_side(plan, k)});")
+        out.append(f"    {et} *a{k} = sc_guard_place(&sc_g[{k}], L{k} * sizeof({et}), at_start);")
         out.append(f"    {et} fill{k}; {_elem_gen(p.element, f'fill{k}')}")
         if p.element.role == "int":  # one bit length per array, cheap draws per element
             out.append(
@@ -584,7 +568,7 @@ def _buffer(plan: Plan, k: int, p: ParamPlan, ne: int) -> list[str]:
         out += _own_data(plan, k, p)
         out += _owned(plan, k, p)
     else:
-        out.append(f"    unsigned char *a{k} = sc_guard_place(&sc_g[{k}], L{k} + 1, {_side(plan, k)});")
+        out.append(f"    unsigned char *a{k} = sc_guard_place(&sc_g[{k}], L{k} + 1, at_start);")
         out.append(f'    static const char sc_alpha{k}[] = "aeiouAEIOUbcdxyz XYZ0189.,\\t";')
         out.append(
             f"    for (size_t t = 0; t < L{k}; t++) a{k}[t] = pat{k} == 0 ? (unsigned char)(32 + sc_below(&r, 95))"

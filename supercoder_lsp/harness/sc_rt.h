@@ -73,7 +73,9 @@ static inline double sc_rand_double(sc_rng *r) {
 /* Guarded buffers: a PROT_NONE page on each side of the data. A buffer is
  * placed against the page after it (reading one element past the end
  * crashes) or against the page before it (writing before the start crashes). */
-typedef struct { unsigned char *base; size_t cap; } sc_guard;
+typedef struct { unsigned char *base; size_t cap; int still; } sc_guard; /* still: stays on its side when
+ * sides flip (while another buffer's length is probed, verify/probe.py, only that one moves) */
+static int sc_flip_sides __attribute__((unused)); /* every buffer against its other guard (a self-check) */
 
 /* Every guarded buffer (and the allocator's slots, sc_heap.h) lies on an island of address space with
  * SC_SEA bytes of PROT_NONE on either side, reserved, never backed: a pointer a generated field sends
@@ -122,12 +124,14 @@ static inline void sc_guard_init(sc_guard *g, size_t bytes) {
     g->base = p; g->cap = cap;
 }
 static inline void *sc_guard_place(sc_guard *g, size_t bytes, int at_start) {
+    if (g->still) at_start ^= sc_flip_sides;
     return at_start ? g->base : g->base + g->cap - bytes;
 }
 /* A recorded region at the same offset modulo 64 as where the program had it (`orig`): its
  * alignment is the program's. Against the page before it, or as near the page after as that allows. */
 static inline void *sc_guard_place_as(sc_guard *g, size_t bytes, uint64_t orig, int at_start) {
     size_t mis = (size_t)(orig & 63);
+    if (g->still) at_start ^= sc_flip_sides;
     if (at_start) return g->base + mis;
     size_t at = (g->cap - bytes) & ~(size_t)63;
     return g->base + (at + mis + bytes <= g->cap ? at + mis : at + mis - 64);

@@ -71,6 +71,14 @@ def test_while_candidates_are_tried_the_verdicts_so_far_show_and_say_more_are_co
     win.status = "running"
     [claim] = present.diagnostics(TEXT, {"f": win}, Settings())
     assert claim.code == "speedup" and claim.message.startswith("1.62x faster")
+    # ... unless a proof is still to come (the worker then names no best): no claim yet, and why
+    win.best = None
+    [wait] = present.diagnostics(TEXT, {"f": win}, Settings())
+    assert wait.code == "no-win" and wait.data["final"] is False
+    assert wait.message == (
+        "a faster candidate passed every test (3 tried: 1 wrong-output, 1 not-faster, 1 accepted); "
+        "proving it equal before it is shown, trying more"
+    )
 
 
 def test_each_kind_of_hint_can_be_switched_off():

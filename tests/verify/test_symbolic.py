@@ -41,6 +41,7 @@ def _run(tmp: Path, variant: str, budget: float = 90, fn: str = "ones64"):
     [res] = Pipeline(opts, on_update=updates.append).run(SYM / f"{fn}.c").functions
     [c] = res.candidates
     assert [u.status for u in updates] == ["running"]
+    assert updates[0].best is None  # a win that a proof may still refute is not shown before it
     return res, c
 
 
