@@ -24,6 +24,7 @@ import statistics
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 from lsprotocol import types
@@ -103,13 +104,21 @@ async def first_hint(src: Path, work: Path) -> float | None:
     return t[1]
 
 
-async def first_results(src: Path, root: Path, work: Path, timeout: float = 600) -> list[tuple[float, float, str]]:
-    """A fresh server with default settings opens `src`: for each function, the seconds after didOpen of
-    its first result (a speedup, the verdicts so far while candidates are tried, no-win or job-failed),
-    of its final one (nan if none came) and the final message; until three functions have a final one."""
+@dataclass
+class Shown:
+    """One function's results in the editor: seconds after didOpen of the first (a speedup, the verdicts so
+    far while candidates are tried, no-win or job-failed) and of the final one (nan if none came)."""
+
+    first: float
+    final: float = float("nan")
+    message: str = "(none)"
+
+
+async def first_results(src: Path, root: Path, work: Path, timeout: float = 600) -> list[Shown]:
+    """A fresh server with default settings opens `src`: what it showed on each function, in the order
+    of the first results; until three functions have a final one."""
     client = LanguageClient("bench", "1")
-    first: dict[int, float] = {}
-    final: dict[int, tuple[float, str]] = {}
+    shown: dict[int, Shown] = {}
     t0 = [0.0]
     done = asyncio.Event()
 
@@ -119,11 +128,10 @@ async def first_results(src: Path, root: Path, work: Path, timeout: float = 600)
         for d in params.diagnostics:
             if d.code not in ("speedup", "no-win", "job-failed"):
                 continue
-            line = d.range.start.line
-            first.setdefault(line, now)
-            if line not in final and (d.code != "no-win" or (d.data or {}).get("final", True)):
-                final[line] = (now, f"{d.code} {d.message}")
-        if len(final) >= 3:
+            got = shown.setdefault(d.range.start.line, Shown(now))
+            if got.message == "(none)" and (d.code != "no-win" or (d.data or {}).get("final", True)):
+                got.final, got.message = now, f"{d.code} {d.message}"
+        if sum(s.message != "(none)" for s in shown.values()) >= 3:
             done.set()
 
     await _start_default(client, root, work / "cache-real")
@@ -139,9 +147,7 @@ async def first_results(src: Path, root: Path, work: Path, timeout: float = 600)
         pass
     finally:
         await _stop(client)
-    return sorted(
-        (t, final.get(line, (float("nan"), ""))[0], final.get(line, (0, "(none)"))[1]) for line, t in first.items()
-    )
+    return sorted(shown.values(), key=lambda s: s.first)
 
 
 async def _start_default(client: LanguageClient, root: Path, cache: Path) -> None:
@@ -190,8 +196,8 @@ async def main() -> int:
         got = await first_results(src, src.parent, work, a.timeout)
         print(f"{src}: seconds after didOpen to each function's first and final result (default settings, a fresh")
         print("server and cache; the first is the final one or the verdicts so far while candidates are tried)")
-        for secs, end, msg in got:
-            print(f"  first {secs:6.1f} s  final {end:6.1f} s  {msg[:110]}")
+        for s in got:
+            print(f"  first {s.first:6.1f} s  final {s.final:6.1f} s  {s.message[:110]}")
         if not got:
             print("  none within the timeout")
         return 0

@@ -230,14 +230,12 @@ class Judge:
         """Whether accepted candidate r, if it is the one claimed, still goes through the symbolic proof
         (prove_symbolic), which may refute it: its win is not shown before that."""
         sig = self.fn.signature
-        return bool(
-            not r.proof
-            and self.proof_budget
-            and self.harness is not None
-            and self.base_obj is not None
-            and symbolic_applies(sig)
-            and not (self.harness.support or self.extern_sizes)
-        )
+        if r.proof or not self.proof_budget or self.harness is None or self.base_obj is None:
+            return False
+        if not symbolic_applies(sig) or (domain_bits(sig) is not None and r.label not in self._untried):
+            return False  # exhaustion covered every input
+        # one that reads the file's globals: its result is not a function of its arguments alone
+        return not (self.harness.support or self.extern_sizes)
 
     def prove_symbolic(self, r: CandidateResult, reference: CandidateResult | None = None) -> None:
         """Equal on every input by symbolic execution (verify/symbolic.py), where exhaustion does not
@@ -252,12 +250,9 @@ class Judge:
             if ref_obj is None or not reference.proof or reference.status != ACCEPTED:
                 return
             ref = (ref_obj, reference.label)
-        if cobj is None or self.harness is None or self.base_obj is None or not self.proof_budget or r.proof:
+        if cobj is None or not self.may_prove(r):
             return
-        if not symbolic_applies(sig) or (domain_bits(sig) is not None and r.label not in self._untried):
-            return
-        if self.harness.support or self.extern_sizes:
-            return  # it reads the file's globals: its result is not a function of its arguments alone
+        assert self.base_obj is not None
         assert sig is not None
         with Stopwatch(r.stage_seconds)("prove"):
             where = self.fdir / (f"prove-{r.label}" if ref is None else f"prove-{r.label}-by-{ref[1]}")

@@ -260,7 +260,7 @@ class InterleavedTimer:
         t0 = [a for a, _, _ in rows]
         t1 = [b for _, b, _ in rows]
         t2 = [c for _, _, c in rows]
-        ratio = [(a * b) ** 0.5 / c for a, b, c in zip(t0, t1, t2)]  # both baseline copies: less bias from position
+        ratio = _ratios(rows)
         aa = [a / b for a, b in zip(t0, t1)]
         med, lo, hi = median_ci(ratio)
         aa_med, aa_lo, aa_hi = median_ci(aa)
@@ -312,12 +312,18 @@ class InterleavedTimer:
         return t
 
 
+def _ratios(rows: list[tuple[float, float, float]]) -> list[float]:
+    """Each round's speedup: the original's time (the geometric mean of its two copies, which run before
+    and after the candidate: less bias from position) over the candidate's."""
+    return [(a * b) ** 0.5 / c for a, b, c in rows]
+
+
 def _hopeless(rows_by: dict[int, list[tuple[float, float, float]]], min_speedup: float) -> str:
     """Why more passes cannot make the candidate significantly faster ("" while they can): its ratio to
     the original is below `min_speedup` over all alignments, or not above 1 in one of them. A speedup needs
     every alignment's lower bound above a floor of at least `min_speedup`, so either ends the timing of a
     candidate that is no faster early; it never accepts one (only the full run can)."""
-    ratios = {off: [(a * b) ** 0.5 / c for a, b, c in rows] for off, rows in rows_by.items()}
+    ratios = {off: _ratios(rows) for off, rows in rows_by.items()}
     pooled = statistics.median(r for rs in ratios.values() for r in rs)
     if pooled < min_speedup:
         return f"{pooled:.2f}x over all alignments, below {min_speedup:g}x"
