@@ -6,6 +6,7 @@ replayed beside the generated inputs."""
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from pathlib import Path
 
 from . import build
@@ -39,8 +40,15 @@ def build_harness(ctx: FileContext, fn: CFunction, plan: Plan, base_obj: Path, f
     what the program's runs recorded (program_recording). Where the -O3 original runs out of time or
     fails on most generated inputs, its integer parameters are narrowed (harness.plan.narrowed) and the
     harness says so; the harness's own plan (`h.plan`) is the one its inputs follow."""
+    flags = ctx.library_flags()
+
+    def coverage(h: FunctionHarness) -> Coverage | str:
+        return measure_coverage(h, ctx.path, ctx.cfg, fdir / "coverage", flags)
+
     try:
-        h, support, narrowing = ctx.linked(lambda sup: _prepare(ctx, fn, plan, base_obj, fdir, opts, rec, sup))
+        h, support, narrowing, cov = ctx.linked(
+            lambda sup: _prepare(ctx, fn, plan, base_obj, fdir, opts, rec, sup, coverage)
+        )
     except build.BuildError as e:
         return None, (), _link_failure(e.output)
     except RuntimeError as e:
@@ -62,16 +70,28 @@ def build_harness(ctx: FileContext, fn: CFunction, plan: Plan, base_obj: Path, f
         else ""
     )
     h.narrowing = narrowing
-    cov = measure_coverage(h, ctx.path, ctx.cfg, fdir / "coverage", ctx.library_flags())
+    if cov is None:  # the self-check changed which inputs the coverage run goes over
+        cov = coverage(h)
     if isinstance(cov, Coverage):
         h.coverage, cov = cov, cov.describe()
     return h, support, f"{h.describe_inputs()} ({describe(h.plan)}){linked}{slow}{narrow}{_recording_note(rec)}; {cov}"
 
 
-def _prepare(ctx: FileContext, fn: CFunction, plan: Plan, base_obj: Path, fdir: Path, opts: Options, rec, support):
-    """The harness linked with `support`, its baseline run: (harness, support, narrowing). Inputs the
-    original is outside its domain on are narrowed step by step; a BuildError (it does not link) or a
-    RuntimeError (why not, with the narrowing tried) is raised."""
+def _prepare(
+    ctx: FileContext,
+    fn: CFunction,
+    plan: Plan,
+    base_obj: Path,
+    fdir: Path,
+    opts: Options,
+    rec,
+    support,
+    coverage: Callable[[FunctionHarness], Coverage | str],
+):
+    """The harness linked with `support`, its baseline run, and its `coverage` measured beside the
+    self-check: (harness, support, narrowing, coverage or None where it is to be measured again). Inputs
+    the original is outside its domain on are narrowed step by step; a BuildError (it does not link) or
+    a RuntimeError (why not, with the narrowing tried) is raised."""
     narrowing, tried, steps = "", plan, [0, 1]
     while True:
         h = FunctionHarness(
@@ -87,8 +107,8 @@ def _prepare(ctx: FileContext, fn: CFunction, plan: Plan, base_obj: Path, fdir: 
             budget_seconds=opts.baseline_seconds,
         )
         try:
-            h.prepare(base_obj)
-            return h, support, narrowing
+            cov = h.prepare(base_obj, lambda: coverage(h))  # noqa: B023 (called before h changes)
+            return h, support, narrowing, cov
         except OutsideDomain as e:
             nxt = None
             while nxt is None and steps:

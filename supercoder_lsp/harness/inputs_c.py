@@ -156,6 +156,7 @@ def render_inputs(
     )
     out.append("static size_t sc_probe_len[SC_NP] __attribute__((unused)); /* verify/probe.py: SC_PROBE_LEN=k:n */")
     out.append("static void sc_setup(void) {")
+    out.append("    sc_pool_init(sc_mix(SC_SEED ^ 0x706f6f6cULL));")
     if any(p.probe for p in ps):  # the probed buffer moves between the two sides, no other one (verify/probe.py)
         out.append(
             '    { const char *s = getenv("SC_PROBE_LEN"); unsigned k; unsigned long n;'
@@ -293,12 +294,14 @@ static uint64_t __attribute__((unused)) sc_hash_deep(uint64_t h, const sc_input 
         if (!p) continue;
         size_t first = (8 - (sc_deep_orig(in, b) & 7)) & 7;
         for (; o < first && o < len; o++) { h ^= p[o]; h *= 0x100000001b3ULL; }
-        for (; o + 8 <= len; o += 8) {
+        uint64_t lane[4] = {h, h ^ 1, h ^ 2, h ^ 3}; /* four chains, not one: a multiply's latency per word */
+        for (size_t q = 0; o + 8 <= len; o += 8, q++) {
             uint64_t w, off; memcpy(&w, p + o, 8);
             int j = w < lo || w > hi ? -1 : sc_deep_find(in, at, w, &off);
             w = j >= 0 ? (0x5CA1ULL << 48) ^ ((uint64_t)j << 40) ^ off : sc_mapped_word(w);
-            h ^= w; h *= 0x100000001b3ULL; h ^= h >> 29;
+            uint64_t *l = &lane[q & 3]; *l ^= w; *l *= 0x100000001b3ULL; *l ^= *l >> 29;
         }
+        for (int q = 0; q < 4; q++) { h ^= lane[q]; h *= 0x100000001b3ULL; h ^= h >> 29; }
         for (; o < len; o++) { h ^= p[o]; h *= 0x100000001b3ULL; }
     }
     return h;
@@ -381,7 +384,15 @@ def _record_fields(k: int, p: ParamPlan, dictionary: bool, plan: Plan | None = N
             # whatever the pattern: a byte other than 0 or 1 is not a _Bool
             f"        if (f[1]) {{ ((unsigned char *)a{k})[f[0]] = (unsigned char)(sc_next(&r) & 1); continue; }}",
             f"        if (pat{k} == 2 && (f[5] || sc_below(&r, 8) != 0)) {{ uint64_t v = {draw};"
-            f" memcpy((unsigned char *)a{k} + f[0], &v, f[2] / 8); }} }} }}",
+            f" memcpy((unsigned char *)a{k} + f[0], &v, f[2] / 8); }} }}",
+            # one random input in two: up to four fields are another one's value (half the time), or one off
+            # (a `have` checked against a `size`: wrong only where they are equal, which two draws almost never are)
+            f"      if (pat{k} == 2 && sc_below(&r, 2) == 0) for (int q = 1 + (int)sc_below(&r, 4); q > 0; q--) {{",
+            f"        const uint32_t *d = sc_rf{k}[sc_below(&r, {len(rows)})], *s = sc_rf{k}[sc_below(&r, {len(rows)})];",
+            "        if (d[1] || s[1]) continue;",
+            f"        uint64_t v = 0; memcpy(&v, (unsigned char *)a{k} + s[0], s[2] / 8);",
+            "        if (s[3] && s[2] < 64 && (v >> (s[2] - 1) & 1)) v |= ~0ULL << s[2];",
+            f"        uint64_t e = sc_below(&r, 4); v += e == 2 ? -1 : e == 3; memcpy((unsigned char *)a{k} + d[0], &v, d[2] / 8); }} }}",
         ]
     if dictionary:  # the bytes no field describes (a public struct's larger private one): a few words from it
         out.append(
@@ -451,8 +462,7 @@ def _data_pointers(j: int, d: int, o: OwnedPlan, c: str = "c") -> list[str]:
     return [
         f"        static const uint32_t sc_od{j}[][4] = {{{rows}}};",
         f"        unsigned char *dd = sc_guard_place(&sc_rg[{d}], {OWNED_DATA}, at_start);",
-        f"        {{ sc_rng dr = {{ sc_next(&r) }}; for (size_t t = 0; t < {OWNED_DATA // 8}; t++)"
-        " { uint64_t w = sc_next(&dr); memcpy(dd + 8 * t, &w, 8); } }",
+        f"        sc_pool_fill(&r, dd, {OWNED_DATA});",
         f"        for (size_t t = 0; t < {len(o.data)}; t++) {{ const uint32_t *f = sc_od{j}[t];"
         " uint64_t k = sc_below(&r, 8), n = "
         + str(OWNED_DATA)
@@ -499,7 +509,7 @@ def _owned(plan: Plan, k: int, p: ParamPlan) -> list[str]:
             f"        static const uint32_t sc_op{j}[] = {{{', '.join(map(str, nulls)) or '0'}}};",
             f"        static const uint32_t sc_ob{j}[] = {{{', '.join(map(str, bools)) or '0'}}};",
             f"        unsigned char *c = sc_guard_place(&sc_rg[{j}], {size}, at_start);",
-            f"        for (size_t t = 0; t < {size}; t++) c[t] = (unsigned char)sc_next(&r);",
+            f"        sc_pool_fill(&r, c, {size});",
             f"        for (size_t t = 0; t < {len(ints)}; t++) {{ const uint32_t *f = sc_of{j}[t];"
             f" if (f[4] || sc_below(&r, 8) != 0) {{ uint64_t v = {draw}; memcpy(c + f[0], &v, f[1] / 8); }} }}",
             f"        for (size_t t = 0; t < {len(bools)}; t++) c[sc_ob{j}[t]] = (unsigned char)(sc_next(&r) & 1);",
@@ -552,8 +562,11 @@ def _buffer(plan: Plan, k: int, p: ParamPlan, ne: int) -> list[str]:
             rnd = f"a{k}[t] = ({et})sc_rand_elem(&r, bl{k}, {p.element.bits}, {int(p.element.signed)});"
         else:
             rnd = _elem_gen(p.element, f"a{k}[t]")
+        whole = ""  # a struct's bytes before its fields are drawn: from the pool, where no bit length narrows them
+        if p.record and p.element.role == "int" and p.element.bits == 8:
+            whole = f"if (pat{k} == 2 && bl{k} == 8) sc_pool_fill(&r, (unsigned char *)a{k}, L{k}); else "
         out.append(
-            f"    for (size_t t = 0; t < L{k}; t++) {{ if (pat{k} == 1) a{k}[t] = fill{k}; "
+            f"    {whole}for (size_t t = 0; t < L{k}; t++) {{ if (pat{k} == 1) a{k}[t] = fill{k}; "
             f"else if (pat{k} == 0) a{k}[t] = ({et})((t & 1) ? -(int64_t)t : (int64_t)t * 0x10001); "
             f"else {{ {rnd} }} }}"
         )

@@ -19,7 +19,8 @@ change to what is checked (screens, harness inputs, ABI checks, comparisons, tim
 #    11: allocator slots, the island of address space, field relations, the project's other files linked.
 #    12: a reference to another file fails the link (not address 0); the file's own const structs pointed at;
 #    one buffer moves while it is probed; timing passes over inputs the original crashed on.
-VERIFIER_VERSION = 12
+#    13: draws below n by multiplication, not division; big buffers' bytes from a pool drawn once (other inputs).
+VERIFIER_VERSION = 13
 
 # What verification does not establish, said next to every claim (the CLI's notes, the JSON report).
 LIMITS = (

@@ -18,10 +18,12 @@ import re
 import shutil
 import struct
 import tempfile
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from .. import build
 from ..asm.elfcheck import check_linked
@@ -52,6 +54,7 @@ from .sandbox import RunResult, run_limited
 if TYPE_CHECKING:
     from .coverage import Coverage
 
+T = TypeVar("T")
 RECORD = 24  # status, result bits, hash of outputs (see harness/sc_verify.h)
 BASELINE_SECONDS = 120
 HARNESS_SYMBOL = "sc_fn"
@@ -262,76 +265,116 @@ class FunctionHarness:
             os.unlink(path)
         return Records.parse(data, r)
 
-    def prepare(self, base_obj: Path) -> None:
-        """Build the harness and record the baseline's outputs on every input."""
+    def prepare(self, base_obj: Path, beside: Callable[[], T] | None = None) -> T | None:
+        """Build the harness and record the baseline's outputs on every input. `beside` (coverage, which
+        runs the original over the inputs again) runs on a second core while the baseline's self-check
+        does; its result is returned, or None where the self-check changed what it read (inputs left
+        out, the recorded ones run alone): run it again then."""
         self._build_runtime()
         exe = self.link(base_obj, "baseline")
         self.base_exe = exe
         rec = None
         state = MODE_PROGRAM_STATE if self.n_states else 0
         budget = {"SC_BUDGET_MS": str(int(self.budget_seconds * 1000))}
-        for mode in (MODE_RANDOM_GLOBALS | state, state) if self.support else (0,):
-            r = self._run(exe, 10**9, mode | MODE_STOP_SLOW, BASELINE_SECONDS + 10, budget)
-            if r.run.returncode == EXIT_SLOW and self.input_ms > SHORT_INPUT_MS:
-                # inputs run out of time, each after a second or two: run them all again with far less each
-                self.input_ms = SHORT_INPUT_MS
-                r = self._run(exe, 10**9, mode | MODE_STOP_SLOW, BASELINE_SECONDS + 10, budget)
-            if r.run.returncode == EXIT_ALLOCATES:
-                raise RuntimeError(
-                    f"a call of the -O3 original changes the heap in a way the function harness cannot compare "
-                    f"(input {len(r.status) - 1:,}: it frees memory it was given, allocates with memalign, or "
-                    "keeps over 1,024 blocks); give program tests with --tests DIR"
+        modes = (MODE_RANDOM_GLOBALS | state, state) if self.support else (0,)
+        with ThreadPoolExecutor(1) as pool:
+            # the globals' initial state runs on a second core while their random state does: where random
+            # globals break the original on most inputs (trees.c), that run is ready when it is needed
+            ahead = {
+                m: (
+                    pool.submit(self._run, exe, 10**9, m | MODE_STOP_SLOW, BASELINE_SECONDS + 10, budget),
+                    self.input_ms,
                 )
-            if r.run.returncode == EXIT_SLOW:
-                slow = sum(1 for i in range(len(r.status)) if r.status[i] & TIMED_OUT)
-                raise OutsideDomain(
-                    f"the -O3 original runs out of time on most generated inputs ({slow} of the first "
-                    f"{len(r.status)}); bound them (--bound FUNC.PARAM=LOW:HIGH or [bounds.FUNC] in .supercoder.toml)"
-                )
-            if r.run.timed_out:
-                raise OutsideDomain(
-                    f"the -O3 baseline needs over {BASELINE_SECONDS}s for the generated inputs; "
-                    "bound them (--bound FUNC.PARAM=LOW:HIGH or [bounds.FUNC] in .supercoder.toml)"
-                )
-            if r.run.returncode != 0 and self.n_recorded and not _forbidden_call(r):
-                # out of its domain the original broke the harness itself (a write past its own stack frame,
-                # indexed by a random count): the program's own calls are its domain, checked alone
-                rc = r.run.returncode
-                self.only_recorded = (
-                    r.run.stderr.strip().splitlines()[-1]
-                    if r.run.stderr.strip()
-                    else f"signal {-rc}"
-                    if rc < 0
-                    else f"exit code {rc}"
-                )
-                r = self._run(exe, 10**9, mode | MODE_STOP_SLOW, BASELINE_SECONDS + 10, budget)
-            if r.run.returncode != 0:
-                raise RuntimeError(_baseline_failure(r))
-            not_run = sum(1 for s in r.status if s & NOT_RUN)
-            skipped = sum(1 for i in range(len(r.status)) if r.failed(i)) - not_run
-            if rec is None or skipped < rec[1]:
-                rec = (r, skipped, mode)
-            if skipped * 2 <= len(r.status) - not_run or not_run:
-                break  # random global state that crashes the original on most inputs is not its domain
+                for m in modes[1:]
+            }
+            for mode in modes:
+                got = ahead.get(mode)
+                if got is not None and got[1] == self.input_ms and not self.only_recorded:
+                    r = got[0].result()
+                else:
+                    r = self._run(exe, 10**9, mode | MODE_STOP_SLOW, BASELINE_SECONDS + 10, budget)
+                if r.run.returncode == EXIT_SLOW and self.input_ms > SHORT_INPUT_MS:
+                    # inputs run out of time, each after a second or two: run them all again with far less each
+                    self.input_ms = SHORT_INPUT_MS
+                    r = self._run(exe, 10**9, mode | MODE_STOP_SLOW, BASELINE_SECONDS + 10, budget)
+                if r.run.returncode == EXIT_ALLOCATES:
+                    raise RuntimeError(
+                        f"a call of the -O3 original changes the heap in a way the function harness cannot compare "
+                        f"(input {len(r.status) - 1:,}: it frees memory it was given, allocates with memalign, or "
+                        "keeps over 1,024 blocks); give program tests with --tests DIR"
+                    )
+                if r.run.returncode == EXIT_SLOW:
+                    slow = sum(1 for i in range(len(r.status)) if r.status[i] & TIMED_OUT)
+                    raise OutsideDomain(
+                        f"the -O3 original runs out of time on most generated inputs ({slow} of the first "
+                        f"{len(r.status)}); bound them (--bound FUNC.PARAM=LOW:HIGH or [bounds.FUNC] in .supercoder.toml)"
+                    )
+                if r.run.timed_out:
+                    raise OutsideDomain(
+                        f"the -O3 baseline needs over {BASELINE_SECONDS}s for the generated inputs; "
+                        "bound them (--bound FUNC.PARAM=LOW:HIGH or [bounds.FUNC] in .supercoder.toml)"
+                    )
+                if r.run.returncode != 0 and self.n_recorded and not _forbidden_call(r):
+                    # out of its domain the original broke the harness itself (a write past its own stack frame,
+                    # indexed by a random count): the program's own calls are its domain, checked alone
+                    rc = r.run.returncode
+                    self.only_recorded = (
+                        r.run.stderr.strip().splitlines()[-1]
+                        if r.run.stderr.strip()
+                        else f"signal {-rc}"
+                        if rc < 0
+                        else f"exit code {rc}"
+                    )
+                    r = self._run(exe, 10**9, mode | MODE_STOP_SLOW, BASELINE_SECONDS + 10, budget)
+                if r.run.returncode != 0:
+                    raise RuntimeError(_baseline_failure(r))
+                not_run = sum(1 for s in r.status if s & NOT_RUN)
+                skipped = sum(1 for i in range(len(r.status)) if r.failed(i)) - not_run
+                if rec is None or skipped < rec[1]:
+                    rec = (r, skipped, mode)
+                if skipped * 2 <= len(r.status) - not_run or not_run:
+                    break  # random global state that crashes the original on most inputs is not its domain
         assert rec is not None
         r, skipped, self.mode = rec
         self._adopt(r, skipped)
+        result = None
         if any(p.role in ("array", "cstring") for p in self.plan.params):
-            try:
-                self._self_check(exe)
-            except OutsideDomain:
-                if not self.n_recorded or self.only_recorded:
-                    raise
-                # the generated inputs broke the harness itself in the self-check (deflate.c's fill_window:
-                # a generated state's fields as far offsets): the program's own calls are checked alone
-                self.only_recorded = "the self-check was killed"
-                r = self._run(exe, 10**9, self.mode | MODE_STOP_SLOW, BASELINE_SECONDS + 10, budget)
-                if r.run.returncode != 0:
-                    raise RuntimeError(_baseline_failure(r)) from None
-                self._adopt(r, sum(1 for i in range(len(r.status)) if r.failed(i) and not r.status[i] & NOT_RUN))
-                self._self_check(exe)
+            before = self._what_inputs_run()
+            with ThreadPoolExecutor(1) as pool:
+                measured = pool.submit(beside) if beside else None
+                try:
+                    self._self_check_or_recorded(exe, budget)
+                finally:
+                    result = measured.result() if measured else None  # waited for even where the self-check fails
+            if self._what_inputs_run() != before:
+                result = None
+        elif beside:
+            result = beside()
         if self.only_recorded:
             self.outside_generated = self.n_inputs - self.n_recorded
+        return result
+
+    def _what_inputs_run(self) -> tuple:
+        """What decides which inputs a run of the original goes over."""
+        assert self.base is not None
+        return tuple(self.base.failed(i) for i in range(len(self.base.status))), self.skip_file, self.only_recorded
+
+    def _self_check_or_recorded(self, exe: Path, budget: dict[str, str]) -> None:
+        """The self-check; where it fails on generated inputs but the program's recorded calls run whole,
+        those calls are the harness's inputs, checked alone."""
+        try:
+            self._self_check(exe)
+        except OutsideDomain:
+            if not self.n_recorded or self.only_recorded:
+                raise
+            # the generated inputs broke the harness itself in the self-check (deflate.c's fill_window:
+            # a generated state's fields as far offsets): the program's own calls are checked alone
+            self.only_recorded = "the self-check was killed"
+            r = self._run(exe, 10**9, self.mode | MODE_STOP_SLOW, BASELINE_SECONDS + 10, budget)
+            if r.run.returncode != 0:
+                raise RuntimeError(_baseline_failure(r)) from None
+            self._adopt(r, sum(1 for i in range(len(r.status)) if r.failed(i) and not r.status[i] & NOT_RUN))
+            self._self_check(exe)
 
     def timing_skip_file(self) -> Path | None:
         """The inputs a timing run passes over: those the original failed on (crashed, ran out of time, or
