@@ -80,20 +80,24 @@ static unsigned sc_nforeign;
  * with a random `want` that gz_init mallocs and gz_write copies `size` bytes into; a window of
  * 1 << wbits bytes that it copies more into). Used by malloc, calloc and realloc while the function
  * under test runs, and by a generated handle's allocator pair (zlib's zalloc and zfree: opaque, items,
- * size). A block too large for a slot, or one asked for when all are taken, comes from glibc. The
- * blocks are tracked and compared like any other. */
-#define SC_CB_SMALL 24                  /* slots of 256 KiB */
-#define SC_CB_LARGE 4                   /* slots of 4 MiB */
+ * size). A large slot holds the most a call may allocate (SC_HEAP_CALL_MAX): only a block asked for
+ * when all slots are taken comes from glibc (zlib's gz_write, with a generated `want` of 5.6 MB and
+ * `size` past it, once wrote past a block from glibc, whose free() then aborted the harness). The
+ * blocks are tracked and compared like any other. Slots are island pages, reserved, backed only where
+ * written. */
+#define SC_CB_SMALL 256                 /* slots of 256 KiB */
+#define SC_CB_LARGE 8                   /* slots of SC_HEAP_CALL_MAX */
 #define SC_CB_SLOTS (SC_CB_SMALL + SC_CB_LARGE)
 static unsigned char *sc_cb_base[SC_CB_SLOTS];
 static size_t sc_cb_cap[SC_CB_SLOTS];
 static void *sc_cb_used[SC_CB_SLOTS]; /* the block a slot holds, or NULL */
 static size_t sc_cb_size[SC_CB_SLOTS]; /* and its size as asked */
+static const unsigned char *sc_cb_lo = (const unsigned char *)~(uintptr_t)0, *sc_cb_hi; /* around every slot */
 
 static void sc_cb_init(void) { /* before the sandbox: mmap and mprotect */
     long pg = sysconf(_SC_PAGESIZE);
     for (unsigned i = 0; i < SC_CB_SLOTS; i++) {
-        size_t cap = i < SC_CB_SMALL ? (size_t)256 << 10 : (size_t)4 << 20;
+        size_t cap = i < SC_CB_SMALL ? (size_t)256 << 10 : SC_HEAP_CALL_MAX;
         unsigned char *m = sc_island_pages(cap); /* sc_rt.h: PROT_NONE past it */
         if (!m) {
             m = mmap(NULL, cap + (size_t)pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -101,11 +105,14 @@ static void sc_cb_init(void) { /* before the sandbox: mmap and mprotect */
             mprotect(m + cap, (size_t)pg, PROT_NONE);
         }
         sc_cb_base[i] = m; sc_cb_cap[i] = cap;
+        if (m < sc_cb_lo) sc_cb_lo = m;
+        if (m + cap > sc_cb_hi) sc_cb_hi = m + cap;
     }
 }
 /* The slot holding p; a block of 0 bytes lies at its slot's very end (zlib's ZALLOC(strm, w_size, 2) with
  * w_size 0), which is not glibc's either. */
 static int sc_cb_slot(const void *p) {
+    if ((const unsigned char *)p < sc_cb_lo || (const unsigned char *)p > sc_cb_hi) return -1;
     for (unsigned i = 0; i < SC_CB_SLOTS; i++)
         if (p && sc_cb_base[i] && (const unsigned char *)p >= sc_cb_base[i] && (const unsigned char *)p <= sc_cb_base[i] + sc_cb_cap[i])
             return (int)i;

@@ -204,6 +204,35 @@ def test_seccomp_stops_system_calls_in_the_function_harness(harness, canary, nam
     assert leftover_processes(str(tmp), "sc-scratch", ".harness", ".timing.off") == []
 
 
+@pytest.mark.parametrize(
+    "name,body",
+    [
+        # the page glibc maps for an abort message: if it were mapped, the write to it would not crash
+        pytest.param(
+            "map-page",
+            "\txorl %edi, %edi\n\tmovl $4096, %esi\n\tmovl $3, %edx\n\tmovl $34, %r10d\n\tmovq $-1, %r8\n"
+            "\txorl %r9d, %r9d\n\tmovl $9, %eax\n\tsyscall\n\tmovb $1, (%rax)\n\tmovl $1, %eax\n\tret",
+            id="map-a-page",
+        ),
+        # every signal blocked (the interval timer's among them): that would outlast the call
+        pytest.param(
+            "block-signals",
+            "\txorl %edi, %edi\n\tleaq .Lall(%rip), %rsi\n\txorl %edx, %edx\n\tmovl $8, %r10d\n"
+            "\tmovl $14, %eax\n\tsyscall\n\tmovl $1, %eax\n\tret\n"
+            "\t.section .rodata\n.Lall: .quad -1\n\t.text",
+            id="block-signals",
+        ),
+    ],
+)
+def test_a_candidate_on_glibcs_abort_path_crashes_there_and_makes_no_system_call(harness, name, body):
+    """The system calls of glibc's way to abort() are trapped like any other; the input's result is the
+    crash (SIGABRT) they lead to, so a candidate that makes them where the original returns is rejected."""
+    h, tmp, _, _ = harness
+    chk = h.check(_obj(tmp, name, body), name)
+    assert (chk.ok, chk.reason) == (False, "crash"), chk.detail
+    assert chk.detail.startswith("signal 6 on input"), chk.detail
+
+
 def test_seccomp_stops_system_calls_in_a_whole_program(harness, canary):
     """A program under test may read stdin and print, but not open, unlink or fork."""
     h, tmp, fn, cfg = harness
