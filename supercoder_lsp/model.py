@@ -36,7 +36,8 @@ Owned = tuple[int, "CType", tuple[int, ...], tuple[tuple[int, int, int, int], ..
 class CType:
     """A C type reduced to what the harness needs.
 
-    kind is one of "int", "bool", "float", "pointer", "void", "struct", "other".
+    kind is one of "int", "bool", "float", "pointer", "void", "struct", "other"; a function pointer is
+    "other" whose pointee is "function" (types from the compiler only).
     bits is the width of ints and floats (8/16/32/64), 64 for pointers, 0 otherwise.
     For pointers, pointee is the pointed-to type and const says whether it is const.
     A "struct" (or union) has a known layout (types from the compiler): its size in bytes and

@@ -105,6 +105,8 @@ def ctype_of(die, depth: int = 0) -> CType:
             pointee,
             pointee.text.startswith("const "),
         )
+    if tag == "DW_TAG_subroutine_type":  # what a function pointer points to
+        return CType(prefix + (text or "function"), "function")
     kind = {"DW_TAG_structure_type": "struct", "DW_TAG_union_type": "union"}.get(tag)
     shown = text or (f"{kind} {_name(die) or '(anonymous)'}" if kind else tag.removeprefix("DW_TAG_"))
     if depth == 1 and kind == "struct":

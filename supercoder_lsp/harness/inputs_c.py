@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .contract import STATIC_ALIAS
-from .plan import OWNED_DATA, OwnedPlan, ParamPlan, Plan
+from .plan import OWNED_DATA, TRAP, OwnedPlan, ParamPlan, Plan
 from .recorded import RecordedInputs, render_replay
 
 EDGE_CAP = 50_000
@@ -474,9 +474,6 @@ def _data_pointers(j: int, d: int, o: OwnedPlan, c: str = "c") -> list[str]:
     ]
 
 
-TRAP = 0x1000  # where a generated function pointer points: never mapped, so a call of it crashes
-
-
 def _owned(plan: Plan, k: int, p: ParamPlan) -> list[str]:
     """C that gives struct parameter k, on three in four random inputs, non-NULL function pointers that
     crash when called (where it owns a private struct and has an allocator pair, zlib's zalloc and zfree,
@@ -602,7 +599,7 @@ def _field_relations(plan: Plan) -> tuple[list[str], list[str]]:
     against `avail_in`, wrong only where used == avail_in - 1) is almost never met by two random draws.
     The fields are those of the struct parameters and of the private structs behind them. Returns the
     function that finds a struct's bytes (before sc_gen) and the lines in sc_gen, after every parameter."""
-    ints = [k for k, p in enumerate(plan.params) if p.role == "int"]
+    ints = [k for k, p in enumerate(plan.params) if p.role == "int" and not p.callback]
     sources: list[str] = []  # C: the bytes of one struct, and how many there are
     table: list[str] = []
     regions = _regions(plan)

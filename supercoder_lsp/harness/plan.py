@@ -54,6 +54,9 @@ OUTPUT_FUNCTIONS = frozenset(
     }
 )
 DEFAULT_MAX_LEN = 4096  # arrays: well past every vector width and unroll factor
+# where a generated function pointer points (a struct's, or a parameter's): never mapped, so a call of it
+# crashes, and that input is one the original crashes on (outside its domain) or a candidate's crash
+TRAP = 0x1000
 DEFAULT_MAX_STRING = 1024
 PROBE_MAX = 4096  # elements of an array with no length parameter, until probing says how many it touches
 MAX_INT_REGS = 6
@@ -110,6 +113,7 @@ class ParamPlan:
     probe_from: int = 1  # the fewest elements a probe tries (a struct's own size)
     user_bounded: bool = False  # its bounds are the user's (never narrowed)
     shares_length: bool = False  # its length is another array's length parameter, for want of one of its own
+    callback: bool = False  # a function pointer (zlib's inflateBack(strm, in, in_desc, out, out_desc)): TRAP
 
     @property
     def element(self) -> ParamPlan:
@@ -207,6 +211,14 @@ def _record(name: str, t: CType) -> ParamPlan:
         data=rec.data,
         statics=rec.statics,
     )
+
+
+def _callback(name: str, t: CType) -> ParamPlan:
+    """A function pointer the caller gives (inflateBack's `in` and `out`): no function the harness has
+    would do what the caller's does, so it is TRAP, the same on every input, recorded ones too: a call of
+    it crashes that input. What runs before the first call (the argument checks) is verified; coverage
+    says how much that is."""
+    return ParamPlan(name, "int", "uint64_t", 64, False, lo=TRAP, hi=TRAP, callback=True, user_bounded=True)
 
 
 def _pointer_to_pointer(name: str, t: CType) -> ParamPlan:
@@ -310,6 +322,8 @@ def make_plan(sig: Signature | None, bounds: dict | None = None) -> Plan:
     for i, prm in enumerate(sig.params):
         t = prm.type
         p = _scalar(prm.name, t)
+        if p is None and t.pointee is not None and t.pointee.kind == "function":
+            p = _callback(prm.name, t)
         if p is None and t.kind == "pointer" and t.pointee is not None and t.pointee.kind == "struct":
             p = _record(prm.name, t)
         if p is None and t.kind == "pointer" and t.pointee is not None and t.pointee.kind == "pointer":
@@ -384,6 +398,8 @@ def make_plan(sig: Signature | None, bounds: dict | None = None) -> Plan:
         p = by_name[name]
         if p.record:
             return Plan(False, f"bounds for '{name}': a struct has no bounds (its fields are generated)", [], ret)
+        if p.callback:
+            return Plan(False, f"bounds for '{name}': a function pointer has no bounds", [], ret)
         if p.probe:
             p.probe = False  # the user says how long it is
         if p.role == "length":
@@ -521,6 +537,8 @@ def describe(plan: Plan) -> str:
             parts.append(f"{p.name}: C string, length {p.lo or 0}..{p.max_len}")
         elif p.role == "length":
             continue
+        elif p.callback:
+            parts.append(f"{p.name}: a function pointer that crashes if called (no callback of the caller's)")
         else:
             rng = f" in [{p.lo}, {p.hi}]" if p.lo is not None else ""
             parts.append(f"{p.name}: {p.ctype}{rng}")

@@ -311,7 +311,9 @@ def render_replay(plan: Plan, recorded: RecordedInputs | None, blob_path: Path |
     out.append("    const unsigned char *q = sc_rec_blob + sc_rec_at[r] + 16; uint64_t v; (void)at_start;")
     for k, p in enumerate(plan.params):
         out.append("    memcpy(&v, q, 8); q += 8;")
-        if p.role in ("int", "bool", "length"):
+        if p.callback:  # the program's own function: an address in another process
+            out.append(f"    in->iv[{k}] = {p.lo}ULL;")
+        elif p.role in ("int", "bool", "length"):
             out.append(f"    in->iv[{k}] = v;")
         elif p.role == "float" and p.bits == 32:
             out.append(f"    {{ float f; memcpy(&f, &v, 4); in->fv[{k}] = f; }}")
