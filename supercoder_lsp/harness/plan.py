@@ -113,6 +113,7 @@ class ParamPlan:
     probe_from: int = 1  # the fewest elements a probe tries (a struct's own size)
     user_bounded: bool = False  # its bounds are the user's (never narrowed)
     shares_length: bool = False  # its length is another array's length parameter, for want of one of its own
+    guessed_length: bool = False  # its length parameter is the next integer, not one named as a length
     callback: bool = False  # a function pointer (zlib's inflateBack(strm, in, in_desc, out, out_desc)): TRAP
 
     @property
@@ -379,6 +380,7 @@ def make_plan(sig: Signature | None, bounds: dict | None = None) -> Plan:
             plans[j].role = "length"
             plans[j].length_of.append(i)
             p.length_param = j
+            p.guessed_length = j not in named
             if p.role == "cstring":  # a byte buffer with a length, not a string
                 p.role, p.max_len = "array", DEFAULT_MAX_LEN
             taken.add(j)
@@ -436,10 +438,28 @@ def probe_past_types(plan: Plan) -> Plan | None:
     for the bytes the original really touches past the struct's own size (a public struct cast to a larger
     private one, a struct pointer read as a table), and every array that only shares
     another's length parameter probed for its own (zlib's inflate_table(type, lens, codes, table, bits,
-    work): `unsigned *bits` is one value, not `codes` of them); None when there is none to grow."""
+    work): `unsigned *bits` is one value, not `codes` of them); and every read-only byte buffer whose length
+    was only guessed (the next integer) read as a C string instead (zlib's gz_open(const void *path, int fd,
+    const char *mode): `fd` is no length, `path` is read to its NUL). None when there is none to grow."""
     out = copy.deepcopy(plan)
     grown = False
     for i, p in enumerate(out.params):
+        if (
+            p.guessed_length
+            and p.length_param is not None
+            and not p.user_bounded
+            and p.role == "array"
+            and p.ctype.startswith("const ")
+            and p.element.bits == 8
+        ):
+            n = out.params[p.length_param]
+            n.length_of.remove(i)
+            if not n.length_of:
+                n.role = "int"
+            p.length_param, p.guessed_length = None, False
+            p.role, p.lo, p.hi, p.max_len = "cstring", None, None, DEFAULT_MAX_STRING
+            grown = True
+            continue
         if p.shares_length and p.length_param is not None and not p.user_bounded:
             out.params[p.length_param].length_of.remove(i)
             p.length_param, p.shares_length = None, False
