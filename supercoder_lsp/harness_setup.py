@@ -92,7 +92,7 @@ def _prepare(
     self-check: (harness, support, narrowing, coverage or None where it is to be measured again). Inputs
     the original is outside its domain on are narrowed step by step; a BuildError (it does not link) or
     a RuntimeError (why not, with the narrowing tried) is raised."""
-    narrowing, tried, steps = "", plan, [0, 1]
+    narrowing, tried, steps, input_ms = "", plan, [0, 1], None
     while True:
         h = FunctionHarness(
             fdir / "verify",
@@ -106,16 +106,18 @@ def _prepare(
             link_flags=ctx.library_flags(),
             budget_seconds=opts.baseline_seconds,
         )
+        if input_ms is not None:  # the wider inputs looped: the narrower ones start with the short limit
+            h.input_ms = input_ms
         try:
             cov = h.prepare(base_obj, lambda: coverage(h))  # noqa: B023 (called before h changes)
             return h, support, narrowing, cov
         except OutsideDomain as e:
-            nxt = None
+            input_ms, nxt = h.input_ms, None
             while nxt is None and steps:
                 nxt = narrowed(tried, steps.pop(0))
             if nxt is None:
                 raise RuntimeError(str(e) + (f" (also with {narrowing})" if narrowing else "")) from e
-            tried, narrowing = nxt
+            tried, narrowing = nxt[0], f"{narrowing}, {nxt[1]}" if narrowing else nxt[1]
 
 
 def _recording_note(rec: Recording) -> str:

@@ -241,6 +241,7 @@ class Pipeline:
         plan = make_plan(fn.signature, self.bounds.get(fn.name))
         plan.constants = compared_constants(cut.text)
         plan.field_constants = compared_fields(cut.text)
+        plan.field_enums = compared_fields(cut.text, exact=True)
         writes = sorted(set(cut.external_refs) & OUTPUT_FUNCTIONS)
         if writes and plan.supported:  # its output is its result, and the function harness compares results only
             plan = Plan(

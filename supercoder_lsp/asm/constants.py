@@ -60,6 +60,11 @@ _SUB_BIAS = re.compile(r"^\s*sub[lq]?\s+\$(-?(?:0x[0-9a-fA-F]+|\d+))\s*,\s*%(\w+
 _RANGE_COMPARE = re.compile(r"^\s*cmp[lq]?\s+\$(0x[0-9a-fA-F]+|\d+)\s*,\s*%(\w+)\s*$")
 
 
+_EQUALITY = re.compile(r"\s*(?:j|set|cmov)n?[ez]\b")  # what follows a comparison for equality
+_JOIN = re.compile(r"^\s*(?:[.\w]+:|call\b)")  # a label, a call
+_WRITES = re.compile(r"^\s*(?!cmp|test|j|push|bt\b)\w+\s.*%(\w+)\s*$")  # an instruction writing its last register
+
+
 def _reg(name: str) -> str:
     """A register's 64-bit name: %esi and %rsi, %r8d and %r8 are one register."""
     if re.fullmatch(r"r\d+[dwb]?", name):
@@ -69,9 +74,11 @@ def _reg(name: str) -> str:
     return "r" + name if len(name) == 2 else name
 
 
-def compared_fields(asm: str) -> dict[int, tuple[int, ...]]:
+def compared_fields(asm: str, exact: bool = False) -> dict[int, tuple[int, ...]]:
     """Byte offset -> the constants compared with the word at that offset from a register (not %rip:
     a global), each with one below and one above, small ones included; at most MOST_PER_FIELD each.
+    `exact`: a field's states where it is an enum, the values it is compared with for equality (a `je`
+    or `jne` next: a switch) and each value of a range it is checked to lie in (zlib's inflate mode).
     A 64-bit word compared at once gives its high half to the field 4 bytes on."""
     out: dict[int, list[int]] = {}
 
@@ -79,35 +86,50 @@ def compared_fields(asm: str) -> dict[int, tuple[int, ...]]:
         if off < 0:
             return
         vals = out.setdefault(off, [])
-        for x in (v, v - 1, v + 1):
+        for x in (v,) if exact else (v, v - 1, v + 1):
             w = x & (2**64 - 1)
             if w not in vals and len(vals) < MOST_PER_FIELD:
                 vals.append(w)
 
     for m in _FIELD_COMPARE.finditer(asm):
-        if m.group(3) != "rip":
+        if m.group(3) != "rip" and (not exact or _EQUALITY.match(asm, m.end() + 1)):
             add(int(m.group(2) or "0", 0), int(m.group(1), 0))
     loaded: dict[str, int] = {}
     field_in: dict[str, int] = {}  # register -> the offset of the field it was loaded from
     biased: dict[str, tuple[int, int]] = {}  # register -> (field offset, C) for field - C
-    for line in asm.splitlines():
+    lines = asm.splitlines()
+    for i, line in enumerate(lines):
         ld, cmp = _LOAD.match(line), _REG_COMPARE.match(line)
         fl, lea, sub, rng = (r.match(line) for r in (_FIELD_LOAD, _LEA_BIAS, _SUB_BIAS, _RANGE_COMPARE))
         if fl and fl.group(2) != "rip":
             field_in[_reg(fl.group(3))] = int(fl.group(1) or "0", 0)
+            biased.pop(_reg(fl.group(3)), None)
         elif lea and _reg(lea.group(2)) in field_in:
             biased[_reg(lea.group(3))] = (field_in[_reg(lea.group(2))], -int(lea.group(1), 0))
+            field_in.pop(_reg(lea.group(3)), None)
         elif sub and _reg(sub.group(2)) in field_in:
             biased[_reg(sub.group(2))] = (field_in[_reg(sub.group(2))], int(sub.group(1), 0))
+            field_in.pop(_reg(sub.group(2)), None)
         elif rng and _reg(rng.group(2)) in biased:  # a range check: C <= field <= C + K
             off, c = biased[_reg(rng.group(2))]
-            add(off, c)
-            add(off, c + int(rng.group(1), 0))
+            k = int(rng.group(1), 0)
+            for v in range(c, c + k + 1) if exact else (c, c + k):  # exact: each state of the range
+                add(off, v)
+        elif rng and _reg(rng.group(2)) in field_in:  # the field itself (a switch: zlib's gz_fetch on `how`)
+            if not exact or (i + 1 < len(lines) and _EQUALITY.match(lines[i + 1])):
+                add(field_in[_reg(rng.group(2))], int(rng.group(1), 0))
+        elif _JOIN.match(line):  # another path comes in, or a call returns: what registers hold is not known
+            field_in.clear()
+            biased.clear()
+        elif (w := _WRITES.match(line)) is not None:
+            field_in.pop(_reg(w.group(1)), None)
+            biased.pop(_reg(w.group(1)), None)
         if ld:
             loaded[ld.group(2)] = int(ld.group(1), 0)
-        elif cmp and cmp.group(2) in loaded and cmp.group(4) != "rip":
+        elif cmp and cmp.group(2) in loaded and cmp.group(4) != "rip" and not exact:
             off, v = int(cmp.group(3) or "0", 0), loaded[cmp.group(2)] & (2**64 - 1)
             add(off, v)
             if cmp.group(1) == "q" or cmp.group(2).startswith("r"):
                 add(off + 4, v >> 32)
-    return {off: tuple(v) for off, v in sorted(out.items())}
+    # exact: a field only ever compared with 0 is a count or a flag, not an enum
+    return {off: tuple(v) for off, v in sorted(out.items()) if not exact or any(v)}

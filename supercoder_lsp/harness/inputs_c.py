@@ -392,14 +392,46 @@ def _record_fields(k: int, p: ParamPlan, dictionary: bool, plan: Plan | None = N
             "        if (d[1] || s[1]) continue;",
             f"        uint64_t v = 0; memcpy(&v, (unsigned char *)a{k} + s[0], s[2] / 8);",
             "        if (s[3] && s[2] < 64 && (v >> (s[2] - 1) & 1)) v |= ~0ULL << s[2];",
-            f"        uint64_t e = sc_below(&r, 4); v += e == 2 ? -1 : e == 3; memcpy((unsigned char *)a{k} + d[0], &v, d[2] / 8); }} }}",
+            f"        uint64_t e = sc_below(&r, 4); v += e == 2 ? -1 : e == 3; memcpy((unsigned char *)a{k} + d[0], &v, d[2] / 8); }}",
         ]
+        out.append("    }")
     if dictionary:  # the bytes no field describes (a public struct's larger private one): a few words from it
         out.append(
             f"    if (pat{k} == 2 && L{k} >= 4) for (int t = (int)sc_below(&r, 5); t > 0; t--) {{"
             f" uint32_t v = (uint32_t)sc_dict[sc_below(&r, SC_NDICT)];"
             f" memcpy((unsigned char *)a{k} + 4 * sc_below(&r, L{k} / 4), &v, 4); }}"
         )
+    if plan is not None:  # narrowed: last, whatever drew the bytes before
+        out += _narrowed_fields(plan, p.fields, f"((unsigned char *)a{k})", f"{k}", "    ")
+    return out
+
+
+def _narrowed_fields(plan: Plan, fields, base: str, name: str, indent: str) -> list[str]:
+    """Narrowed inputs (harness.plan.narrowed): C that clears the sign bit of each signed integer field
+    (plan.nonneg_fields: a skip of -1 that gz_read loops on is not a state the program makes), then sets
+    each field the original compares for equality with constants to one of them or 0 (plan.enum_fields),
+    whatever drew its bytes before."""
+    out = []
+    signed = [(off, bits) for off, kind, bits, sg in fields if kind == "int" and sg and bits >= 8]
+    if plan.nonneg_fields and signed:
+        rows = ", ".join(str(off + bits // 8 - 1) for off, bits in signed)  # the byte with the sign bit
+        out.append(
+            f"{indent}{{ static const uint32_t sc_sb{name}[] = {{{rows}}};"
+            f" for (size_t t = 0; t < {len(signed)}; t++) {base}[sc_sb{name}[t]] &= 0x7f; }}"
+        )
+    enums, most = [], 0
+    for off, kind, bits, _ in fields if plan.enum_fields else ():
+        vals = plan.field_enums.get(off) if kind == "int" else None
+        if vals:
+            vals = tuple(dict.fromkeys((*vals, 0)))
+            enums.append(f"{{{bits // 8}, {off}, {len(vals)}, {', '.join(_u64(v) for v in vals)}}}")
+            most = max(most, 3 + len(vals))
+    if enums:
+        out += [
+            f"{indent}{{ static const uint64_t sc_en{name}[][{most}] = {{{', '.join(enums)}}};",
+            f"{indent}  for (size_t t = 0; t < {len(enums)}; t++) {{ const uint64_t *f = sc_en{name}[t];"
+            f" uint64_t v = f[3 + sc_below(&r, f[2])]; memcpy({base} + f[1], &v, f[0]); }} }}",
+        ]
     return out
 
 
@@ -512,6 +544,7 @@ def _owned(plan: Plan, k: int, p: ParamPlan) -> list[str]:
             f"        for (size_t t = 0; t < {len(bools)}; t++) c[sc_ob{j}[t]] = (unsigned char)(sc_next(&r) & 1);",
             f"        for (size_t t = 0; t < {len(nulls)}; t++) memset(c + sc_op{j}[t], 0, 8);",
         ]
+        out += _narrowed_fields(plan, owned.fields, "c", f"o{j}", "        ")
         if owned.data:
             out += _data_pointers(j, regions.owned_data[k, i], owned)
         out += [f"        memcpy(c + {b}, &a{k}, 8);" for b in back]

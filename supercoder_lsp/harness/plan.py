@@ -134,6 +134,14 @@ class Plan:
     # byte offset -> the values compared with the word there (asm.constants.compared_fields): a struct
     # field at that offset is drawn from them one time in two
     field_constants: dict[int, tuple[int, ...]] = field(default_factory=dict)
+    # narrowed (an original that loops on a negative count in its struct: zlib's gz_read with a negative
+    # skip): the signed integer fields of struct parameters and of the structs they own are non-negative
+    nonneg_fields: bool = False
+    # byte offset -> the values themselves compared with the word there (compared_fields(exact=True)); narrowed
+    # (`enum_fields`: an original that loops on a state no caller makes, zlib's gz_fetch on a `how` that is
+    # none of LOOK, COPY, GZIP), such a field is only ever one of them or 0
+    field_enums: dict[int, tuple[int, ...]] = field(default_factory=dict)
+    enum_fields: bool = False
 
 
 def c_int_type(bits: int, signed: bool) -> str:
@@ -479,9 +487,28 @@ NARROW_SMALL = 4095  # the second narrowing: every integer parameter in [0, 4095
 
 def narrowed(plan: Plan, step: int) -> tuple[Plan, str] | None:
     """`plan` with its integer parameters narrowed, for an original that runs out of time or fails on most
-    generated inputs (a negative length it loops on): step 0 keeps signed ones non-negative, step 1 keeps
-    every one in [0, 4095]. Parameters the user bounded stay as they are. None when nothing narrows."""
+    generated inputs (a negative length it loops on): step 0 keeps signed ones non-negative (and the signed
+    fields of its structs), step 1 keeps every one in [0, 4095] (and the struct fields it compares with
+    constants among those values). Parameters the user bounded stay as they are. None when nothing narrows."""
     out, names = copy.deepcopy(plan), []
+    if step == 0 and not plan.nonneg_fields:
+        structs = [
+            p.name
+            for p in plan.params
+            if any(sg and kind == "int" for fields in _struct_fields(p) for _, kind, _, sg in fields)
+        ]
+        if structs:
+            out.nonneg_fields = True
+            names.append(f"the signed fields of {', '.join(structs)} non-negative")
+    if step == 1 and not plan.enum_fields:
+        structs = [
+            p.name
+            for p in plan.params
+            if any(kind == "int" and off in plan.field_enums for fs in _struct_fields(p) for off, kind, _, _ in fs)
+        ]
+        if structs:
+            out.enum_fields = True
+            names.append(f"the fields of {', '.join(structs)} it compares with constants only those values or 0")
     for p in out.params:
         if p.role != "int" or p.user_bounded:
             continue
@@ -495,6 +522,11 @@ def narrowed(plan: Plan, step: int) -> tuple[Plan, str] | None:
     if not names:
         return None
     return out, ", ".join(names)
+
+
+def _struct_fields(p: ParamPlan) -> list[tuple[tuple[int, str, int, bool], ...]]:
+    """The fields of a struct parameter and of each private struct it owns."""
+    return [p.fields, *(o.fields for o in p.owned)] if p.record else []
 
 
 def describe(plan: Plan) -> str:

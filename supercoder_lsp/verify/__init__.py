@@ -20,7 +20,9 @@ change to what is checked (screens, harness inputs, ABI checks, comparisons, tim
 #    12: a reference to another file fails the link (not address 0); the file's own const structs pointed at;
 #    one buffer moves while it is probed; timing passes over inputs the original crashed on.
 #    13: draws below n by multiplication, not division; big buffers' bytes from a pool drawn once (other inputs).
-VERIFIER_VERSION = 13
+#    14: a field compared with a constant in a register after its load gets it too; narrowed struct fields
+#    (signed ones non-negative, enums among their compared values); a guessed length retried as a C string.
+VERIFIER_VERSION = 14
 
 # What verification does not establish, said next to every claim (the CLI's notes, the JSON report).
 LIMITS = (

@@ -51,3 +51,16 @@ def test_inputs_the_original_never_returns_on_are_skipped_quickly_and_the_rest_c
     [c] = res.candidates
     assert c.reason == "wrong-output" and "multmodp(a=1," in c.detail, c.detail
     assert res.candidates[0].stage_seconds.get("verify", 0) < 30
+
+
+def test_a_struct_in_states_no_caller_makes_is_narrowed_field_by_field(tmp_path):
+    """A reader's state as zlib's gz_read takes it: a negative pending `skip` and a `how` none of the
+    three it switches on loop for ever, on most generated inputs. Its signed fields become non-negative,
+    then the fields it compares with constants take only those values (or 0); a wrong COPY is caught."""
+    res = _run(tmp_path, "stream_bytes", "stream_wrong", src="stream", fn="take")
+    assert res.status == "done", res.detail
+    assert "the signed fields of s non-negative, the fields of s it compares with constants" in res.harness
+    assert res.coverage and res.coverage["percent"] >= 90, res.coverage
+    by = {c.label: c for c in res.candidates}
+    assert by["stream_bytes"].reason != "wrong-output", by["stream_bytes"].detail
+    assert by["stream_wrong"].reason == "wrong-output", by["stream_wrong"].detail
