@@ -92,6 +92,7 @@ def cache_key(
         "tests": tests,
         "bench": bench,
         "workload": opts.workload,
+        "own_programs": opts.own_programs,
     }
     h.update(json.dumps(key, sort_keys=True).encode())
     return h.hexdigest()

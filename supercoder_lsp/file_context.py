@@ -12,7 +12,7 @@ from typing import TypeVar
 
 from . import build
 from .build.debuginfo import CompiledFunction, compile_debug_object, compiled_functions
-from .build.project import project_library
+from .build.project import ProjectLibrary, project_library
 from .harness import include_dir
 from .harness.contract import STATIC_ALIAS
 from .model import BuildConfig, CFunction
@@ -29,6 +29,7 @@ class FileContext:
         self._support: Path | None = None
         self._library_flags: tuple[str, ...] | None = None
         self._project_note: str | None = None  # link_project's
+        self._project: ProjectLibrary | None = None  # what link_project built
         self._program: Path | None = None
         self._rest: dict[str, Path] = {}
         self._compiled: dict[str, CompiledFunction] | None = None
@@ -59,7 +60,7 @@ class FileContext:
             self._project_note = ""
             db = self.cfg.source.removeprefix("compile_commands.json:") if self.cfg.source else ""
             if db and db != self.cfg.source and Path(db).is_file():
-                lib = project_library(Path(db), self.path, self.work / "project")
+                lib = self._project = project_library(Path(db), self.path, self.work / "project")
                 if lib.archive is not None:
                     self._library_flags = (*self.library_flags(), str(lib.archive))
                     left = f"; left out: {', '.join(lib.left_out)}" if lib.left_out else ""
@@ -107,6 +108,17 @@ class FileContext:
                 err = e
         assert err is not None
         raise err
+
+    def own_programs(self) -> tuple[tuple[str, ...], ...]:
+        """The project's own programs, where its flags came from a compile_commands.json: each file of it
+        that defines main (zlib's example.c and minigzip.c), linked with the project's other files, as
+        --program takes them; () where there is none."""
+        self.link_project()
+        lib = self._project
+        if lib is None:
+            return ()
+        archive = (str(lib.archive),) if lib.archive is not None else ()
+        return tuple((str(m), *archive, *self.cfg.ldflags) for m in lib.mains)
 
     def project_note(self) -> str:
         """What link_project said, where it linked the project's other files ("" where not)."""

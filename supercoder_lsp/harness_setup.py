@@ -142,16 +142,43 @@ def _recording_note(rec: Recording) -> str:
             f"in them its struct's pointers were followed into up to {len(ins.region_bytes)} region(s) "
             f"of the program's memory ({amount}), replayed with every pointer relocated"
         )
-    runs = f"{rec.runs} program run{'s' if rec.runs > 1 else ''}"
+    runs = f"{rec.runs} program run{'s' if rec.runs > 1 else ''}" + (f" of {rec.found}" if rec.found else "")
     return f"; {ins.calls:,} calls recorded over {runs}{''.join('; ' + x for x in left)}{failed}"
 
 
-def program_recording(
+def user_inputs(ctx: FileContext, opts: Options) -> bool:
+    """Whether the user named anything to record calls in: tests, a bench input, a workload, programs."""
+    return bool(ctx.tests or opts.bench_input or opts.workload or ctx.cfg.programs)
+
+
+def own_program_recording(
     ctx: FileContext, fn: CFunction, plan: Plan, base_obj: Path, fdir: Path, opts: Options, notes: list[str]
 ) -> Recording:
+    """Where the user named nothing to record calls in: the calls of the project's own programs
+    (compile_commands.json's files that define main, each run once with no arguments, contained, in a
+    scratch folder); an empty Recording where there are none."""
+    programs = () if user_inputs(ctx, opts) or not opts.own_programs else ctx.own_programs()
+    if not programs:
+        return Recording()
+    rec = program_recording(ctx, fn, plan, base_obj, fdir / "own", opts, notes, programs)
+    names = ", ".join(Path(p[0]).name.split("-", 1)[-1].removesuffix(".o") + ".c" for p in programs)
+    rec.found = f"the project's own programs ({names}, from compile_commands.json, each run with no arguments)"
+    return rec
+
+
+def program_recording(
+    ctx: FileContext,
+    fn: CFunction,
+    plan: Plan,
+    base_obj: Path,
+    fdir: Path,
+    opts: Options,
+    notes: list[str],
+    programs: tuple[tuple[str, ...], ...] | None = None,
+) -> Recording:
     """The globals as the program has them when it calls `fn`, and its arguments, over its tests and
-    bench input or workload."""
-    if not (ctx.tests or opts.bench_input or opts.workload or ctx.cfg.programs):
+    bench input or workload, and the other programs (`programs`, else the user's)."""
+    if programs is None and not user_inputs(ctx, opts):
         return Recording()
     try:
         return record_program(
@@ -164,7 +191,7 @@ def program_recording(
             ldflags=ctx.cfg.ldflags,
             stdin_files=[i for _, i, _ in ctx.tests or []] + ([Path(opts.bench_input)] if opts.bench_input else []),
             workload=opts.workload,
-            programs=ctx.cfg.programs,
+            programs=ctx.cfg.programs if programs is None else programs,
         )
     except build.BuildError as e:
         notes.append(

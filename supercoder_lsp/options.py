@@ -177,6 +177,13 @@ class Options:
         help="seconds the -O3 original may spend on the generated inputs; those it has not reached by then are "
         "not run, for it or any candidate (the report says how many)",
     )
+    own_programs: bool = option(
+        True,
+        "--no-own-programs",
+        negate=True,
+        help="never run the project's own programs (compile_commands.json's files with main) to record a "
+        "function's calls where generated inputs run too little of it and no tests, workload or program is given",
+    )
     use_cache: bool = option(True, "--no-cache", negate=True, help="do not read or write the results cache")
     cache_dir: Path | None = option(
         None, "--cache-dir", setting="cacheDir", help="results cache directory (default: the user cache dir)"

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import shlex
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from .compile import BuildError, compile_object, defines_main, run_tool
@@ -20,6 +20,7 @@ class ProjectLibrary:
     archive: Path | None  # None: no other file built
     members: int  # files in it
     left_out: list[str]  # other files, each with why ("defines main", "does not compile")
+    mains: list[Path] = field(default_factory=list)  # the objects of the files that define main: its programs
 
 
 def _sources(db: Path) -> list[Path]:
@@ -44,6 +45,7 @@ def project_library(db: Path, exclude: Path, workdir: Path) -> ProjectLibrary:
     workdir.mkdir(parents=True, exist_ok=True)
     objs: list[str] = []
     left_out: list[str] = []
+    mains: list[Path] = []
     others = [s for s in _sources(db) if s != exclude.resolve()]
     if len(others) > MAX_FILES:
         return ProjectLibrary(None, 0, [f"{len(others)} files, over {MAX_FILES}"])
@@ -59,11 +61,12 @@ def project_library(db: Path, exclude: Path, workdir: Path) -> ProjectLibrary:
             continue
         if defines_main(obj):
             left_out.append(f"{src.name} (defines main)")
+            mains.append(obj)
             continue
         objs.append(str(obj))
     if not objs:
-        return ProjectLibrary(None, 0, left_out)
+        return ProjectLibrary(None, 0, left_out, mains)
     archive = workdir / "libproject.a"
     archive.unlink(missing_ok=True)
     run_tool(["ar", "rcs", str(archive), *objs], "ar")
-    return ProjectLibrary(archive, len(objs), left_out)
+    return ProjectLibrary(archive, len(objs), left_out, mains)

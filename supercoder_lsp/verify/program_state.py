@@ -95,6 +95,7 @@ class Recording:
     inputs: RecordedInputs | None = None
     runs: int = 0
     failed: list[str] = field(default_factory=list)  # runs that ended badly, said in the report
+    found: str = ""  # where the programs came from, where the user named none ("the project's own ...")
 
 
 def _recorder(
@@ -169,13 +170,15 @@ def record_program(
     recording program does not build; another program that does not build is said in `failed`."""
     workdir.mkdir(parents=True, exist_ok=True)
     out = Recording(inputs=RecordedInputs() if plan is not None and plan.supported else None)
-    runs: list[tuple[list[str], str | None, str]] = []
+    # (argv, stdin, what, cwd): the user's workload runs where the user runs the tool (its paths are
+    # relative to there); a program run with no arguments runs in a scratch folder (example.c writes foo.gz)
+    runs: list[tuple[list[str], str | None, str, str | None]] = []
     layout: dict[str, tuple[int, int, int]] | None = None
     try:
         exe, layout = _recorder(rest_obj, base_obj, function, workdir, compiler, ldflags, plan)
-        runs += [([str(exe)], str(f), Path(f).name) for f in stdin_files]
+        runs += [([str(exe)], str(f), Path(f).name, None) for f in stdin_files]
         if workload:
-            runs.append((["/bin/sh", "-c", command_for(exe, None, workload)], None, "the workload"))
+            runs.append((["/bin/sh", "-c", command_for(exe, None, workload)], None, "the workload", os.getcwd()))
     except build.BuildError as e:
         if not programs:
             raise
@@ -191,11 +194,14 @@ def record_program(
             why = next((x for x in lines if "undefined reference" in x or "cannot find" in x), lines[-1])
             out.failed.append(f"{name}: does not link ({why.strip()[:200]})")
             continue
-        runs.append((["/bin/sh", "-c", command_for(other, None, workload)] if workload else [str(other)], None, name))
+        if workload:
+            runs.append((["/bin/sh", "-c", command_for(other, None, workload)], None, name, os.getcwd()))
+        else:
+            runs.append(([str(other)], None, name, None))
     if layout is None or (not layout and out.inputs is None):
         return out
     snaps: list[Snapshot] = []
-    for argv, stdin, what in runs:
+    for argv, stdin, what, cwd in runs:
         fds = [tempfile.mkstemp(prefix="sc-rec-", dir=workdir) for _ in range(2)]
         try:
             r = run_limited(
@@ -204,7 +210,7 @@ def record_program(
                 stdin_path=stdin,
                 pass_fds=tuple(fd for fd, _ in fds),
                 env={"SC_RECORD_FD": str(fds[0][0]), "SC_ARGS_FD": str(fds[1][0])},
-                cwd=os.getcwd() if stdin is None else None,
+                cwd=cwd,
                 binary=True,
             )
             out.runs += 1

@@ -491,3 +491,33 @@ def test_each_candidates_verdict_is_streamed_before_the_run_ends(tmp_path):
     assert all(u["best"] is None for u in updates)
     [fn] = json.loads(p.stdout)["functions"]
     assert fn["status"] == "done" and fn["detail"].startswith("no faster verified candidate (2 tried")
+
+
+def test_where_generated_inputs_run_too_little_the_projects_own_programs_calls_are_recorded(tmp_path):
+    """decode reads through a table its caller sets up: generated inputs (a NULL table) reach only its
+    empty-input return. With no tests or workload named, the project's own program from
+    compile_commands.json (demo.c, run once with no arguments, in a scratch folder) gives its calls."""
+    lib = FIXTURES / "cli" / "ownprog"
+    for src in ("table", "demo"):
+        shutil.copy(lib / f"{src}.c", tmp_path / f"{src}.c")
+    db = [
+        {"directory": str(tmp_path), "file": f"{s}.c", "arguments": ["gcc", "-O2", "-c", f"{s}.c"]}
+        for s in ("table", "demo")
+    ]
+    (tmp_path / "compile_commands.json").write_text(json.dumps(db))
+    (tmp_path / "empty").mkdir()
+    args = ("table.c", "--proposer", "replay", "--candidates", "empty", "--inputs", "2000", "-f", "decode")
+    [fn] = run_json(*args, cwd=tmp_path)["functions"]
+    assert fn["status"] == "done", fn["detail"]
+    assert "the project's own programs (demo.c, from compile_commands.json" in fn["harness"], fn["harness"]
+    assert fn["coverage"]["recorded"] > 0 and fn["coverage"]["percent"] == 100, fn["coverage"]
+    assert fn["coverage"]["generated_percent"] < 70, fn["coverage"]
+    assert not (tmp_path / "demo.out").exists()  # it ran in a scratch folder, not where the tool runs
+    [off] = run_json(*args, "--no-own-programs", cwd=tmp_path)["functions"]
+    assert off["coverage"]["recorded"] == 0 and off["coverage"]["percent"] < 70, off["coverage"]
+    # with a program named, the user's choice stands: the calls are its, and it too runs in a scratch folder
+    subprocess.run(["gcc", "-O2", "-c", "demo.c", "-o", "named.o"], cwd=tmp_path, check=True)
+    [named] = run_json(*args, "--program", "named.o", cwd=tmp_path)["functions"]
+    assert "the project's own programs" not in named["harness"], named["harness"]
+    assert named["coverage"]["recorded"] > 0 and named["coverage"]["percent"] == 100, named["coverage"]
+    assert not (tmp_path / "demo.out").exists()
