@@ -182,7 +182,7 @@ class Options:
         "--no-own-programs",
         negate=True,
         help="never run the project's own programs (compile_commands.json's files with main) to record a "
-        "function's calls where generated inputs run too little of it and no tests, workload or program is given",
+        "function's calls where generated inputs give it no harness and no tests, workload or program is given",
     )
     use_cache: bool = option(True, "--no-cache", negate=True, help="do not read or write the results cache")
     cache_dir: Path | None = option(

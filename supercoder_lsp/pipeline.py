@@ -365,11 +365,11 @@ class Pipeline:
                     plan, early_timer = probed, None  # make_timer and the recording follow the probed plan
                     rec = program_recording(ctx, fn, plan, base_obj, fdir, self.opts, self.notes)
                     harness, support, res.harness = build_harness(ctx, fn, plan, base_obj, fdir, self.opts, rec)
-        if plan.supported and (harness is None or _percent(harness) < self.opts.min_coverage):
+        if plan.supported and harness is None:
             with sw("harness"):
-                better = self._own_programs(ctx, fn, plan, base_obj, fdir, res, harness)
-            if better is not None:
-                (harness, support, rec), early_timer = better, None
+                own = self._own_programs(ctx, fn, plan, base_obj, fdir, res)
+            if own is not None:
+                (harness, support, rec), early_timer = own, None
         if harness is None:
             return None, None
         if harness.plan is not plan:  # its inputs were narrowed: time on the same
@@ -379,26 +379,22 @@ class Pipeline:
         timer.s.skip_file = harness.timing_skip_file()  # timed on inputs the original completes
         return harness, timer
 
-    def _own_programs(self, ctx: FileContext, fn: CFunction, plan: Plan, base_obj: Path, fdir: Path, res, harness):
-        """Where generated inputs give no harness, or one that runs too little of the function, and the user
-        named nothing to record calls in: a harness with the calls of the project's own programs too
-        (harness_setup.own_program_recording), as (harness, support, recording) where it runs more of the
-        function, else None. res.harness says what came of it."""
+    def _own_programs(self, ctx: FileContext, fn: CFunction, plan: Plan, base_obj: Path, fdir: Path, res):
+        """Where generated inputs give no harness and the user named nothing to record calls in: a harness
+        with the calls of the project's own programs too (harness_setup.own_program_recording), as
+        (harness, support, recording), else None. res.harness says what came of it."""
         own = own_program_recording(ctx, fn, plan, base_obj, fdir, self.opts, self.notes)
         if own.inputs is None or not own.inputs.calls:
-            if own.runs and harness is None:
+            if own.runs:
                 res.harness = f"{res.harness}; {own.found} never called it out of line"
             return None
         self.progress(fn.name, "harness with the calls of the project's own programs")
-        again, support, why = build_harness(ctx, fn, plan, base_obj, fdir / "own", self.opts, own)
-        if again is None:
-            if harness is None:
-                res.harness = f"{res.harness}; also with the calls recorded in {own.found}: {why}"
-            return None
-        if harness is not None and _percent(again) <= _percent(harness):
+        harness, support, why = build_harness(ctx, fn, plan, base_obj, fdir, self.opts, own)
+        if harness is None:
+            res.harness = f"{res.harness}; also with the calls recorded in {own.found}: {why}"
             return None
         res.harness = why
-        return again, support, own
+        return harness, support, own
 
     def _probed(self, ctx: FileContext, fn: CFunction, plan: Plan, base_obj: Path, fdir: Path) -> Plan:
         """The plan with each array that has no length parameter sized by probing the original."""
@@ -511,11 +507,6 @@ class Pipeline:
                 f"; the inputs run only {res.coverage['percent']}% of its lines: give program tests (--tests), "
                 "--bench-input or --workload so the program's own calls are recorded"
             )
-
-
-def _percent(harness) -> int:
-    """The percent of the function's lines its harness's inputs run (100 where not measured)."""
-    return harness.coverage.percent if harness.coverage is not None else 100
 
 
 def _coverage_caveat(harness, min_coverage: int) -> str | None:

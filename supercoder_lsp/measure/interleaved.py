@@ -155,6 +155,7 @@ class InterleavedTimer:
         self.support = list(support_objs)
         self._runs = 0
         self._reference: dict[int, Path] = {}
+        self._alike: dict[int, bool] = {}  # alignment -> the original's own three copies agree (_reproducible)
         self._base: dict[tuple[int, str], Path] = {}  # the original's copies: the same for every candidate
         self._base_asm = ""
         src = self.dir / "timing.c"
@@ -176,7 +177,7 @@ class InterleavedTimer:
 
     def _original(self, base_asm: str, offset: int, sym: str) -> Path:
         if base_asm != self._base_asm:  # another original: its copies and reference links are built anew
-            self._base_asm, self._base, self._reference = base_asm, {}, {}
+            self._base_asm, self._base, self._reference, self._alike = base_asm, {}, {}, {}
         if (offset, sym) not in self._base:
             self._base[offset, sym] = self._objects(base_asm, "base", offset, sym)
         return self._base[offset, sym]
@@ -219,6 +220,12 @@ class InterleavedTimer:
             )
         # the three results of every round, compared here: outside the process that ran the candidate
         same = all(ln[3] == ln[4] == ln[5] for ln in rows) and buffers[1] == buffers[2] == buffers[3]
+        if not same and exe != self._reference.get(off) and not self._reproducible(off, rounds):
+            raise TimingError(
+                "what the calls leave differs between two copies of the original itself while being timed (the "
+                "program's recorded state, called on over and over, runs past what was recorded), so the "
+                "candidate's cannot be compared"
+            )
         if not same:
             raise TimingMismatch(
                 "while being timed the candidate computed results that differ from the baseline's "
@@ -254,6 +261,18 @@ class InterleavedTimer:
             if load_time:
                 raise TimingMismatch("; ".join(load_time))
         return exes
+
+    def _reproducible(self, off: int, rounds: int) -> bool:
+        """Whether the link with the original in all three places (no candidate code in the process) gives
+        three alike results: where it does not, a difference says nothing about the candidate. Asked once
+        per alignment, and only where a candidate's results differed."""
+        if off not in self._alike:
+            try:
+                self._run(self._reference[off], off, rounds)
+                self._alike[off] = True
+            except TimingMismatch:
+                self._alike[off] = False
+        return self._alike[off]
 
     def _alignment(self, off: int, rows: list[tuple[float, float, float]]) -> tuple[dict[str, Any], list[float]]:
         """One alignment's speedup with its CI, its A/A noise floor, and its per-round ratios."""
