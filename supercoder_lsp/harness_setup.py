@@ -155,8 +155,8 @@ def own_program_recording(
     ctx: FileContext, fn: CFunction, plan: Plan, base_obj: Path, fdir: Path, opts: Options, notes: list[str]
 ) -> Recording:
     """Where the user named nothing to record calls in: the calls of the project's own programs
-    (compile_commands.json's files that define main, each run once with no arguments, contained, in a
-    scratch folder); an empty Recording where there are none."""
+    (compile_commands.json's files that define main, each run once with no arguments in a scratch
+    folder, under run_limited's resource limits); an empty Recording where there are none."""
     programs = () if user_inputs(ctx, opts) or not opts.own_programs else ctx.own_programs()
     if not programs:
         return Recording()
