@@ -109,16 +109,16 @@ class FileContext:
         assert err is not None
         raise err
 
-    def own_programs(self) -> tuple[tuple[str, ...], ...]:
+    def own_programs(self) -> dict[str, tuple[str, ...]]:
         """The project's own programs, where its flags came from a compile_commands.json: each file of it
-        that defines main (zlib's example.c and minigzip.c), linked with the project's other files, as
-        --program takes them; () where there is none."""
+        that defines main (zlib's example.c and minigzip.c) by name, linked with the project's other files,
+        as --program takes them; {} where there is none."""
         self.link_project()
         lib = self._project
         if lib is None:
-            return ()
+            return {}
         archive = (str(lib.archive),) if lib.archive is not None else ()
-        return tuple((str(m), *archive, *self.cfg.ldflags) for m in lib.mains)
+        return {name: (str(obj), *archive, *self.cfg.ldflags) for name, obj in lib.mains.items()}
 
     def project_note(self) -> str:
         """What link_project said, where it linked the project's other files ("" where not)."""

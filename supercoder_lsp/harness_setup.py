@@ -157,11 +157,11 @@ def own_program_recording(
     """Where the user named nothing to record calls in: the calls of the project's own programs
     (compile_commands.json's files that define main, each run once with no arguments in a scratch
     folder, under run_limited's resource limits); an empty Recording where there are none."""
-    programs = () if user_inputs(ctx, opts) or not opts.own_programs else ctx.own_programs()
+    programs = {} if user_inputs(ctx, opts) or not opts.own_programs else ctx.own_programs()
     if not programs:
         return Recording()
-    rec = program_recording(ctx, fn, plan, base_obj, fdir / "own", opts, notes, programs)
-    names = ", ".join(Path(p[0]).name.split("-", 1)[-1].removesuffix(".o") + ".c" for p in programs)
+    rec = program_recording(ctx, fn, plan, base_obj, fdir / "own", opts, notes, tuple(programs.values()))
+    names = ", ".join(programs)
     rec.found = f"the project's own programs ({names}, from compile_commands.json, each run with no arguments)"
     return rec
 

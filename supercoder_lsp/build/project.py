@@ -20,7 +20,8 @@ class ProjectLibrary:
     archive: Path | None  # None: no other file built
     members: int  # files in it
     left_out: list[str]  # other files, each with why ("defines main", "does not compile")
-    mains: list[Path] = field(default_factory=list)  # the objects of the files that define main: its programs
+    # the files that define main (its programs): source name -> object
+    mains: dict[str, Path] = field(default_factory=dict)
 
 
 def _sources(db: Path) -> list[Path]:
@@ -45,7 +46,7 @@ def project_library(db: Path, exclude: Path, workdir: Path) -> ProjectLibrary:
     workdir.mkdir(parents=True, exist_ok=True)
     objs: list[str] = []
     left_out: list[str] = []
-    mains: list[Path] = []
+    mains: dict[str, Path] = {}
     others = [s for s in _sources(db) if s != exclude.resolve()]
     if len(others) > MAX_FILES:
         return ProjectLibrary(None, 0, [f"{len(others)} files, over {MAX_FILES}"])
@@ -61,7 +62,7 @@ def project_library(db: Path, exclude: Path, workdir: Path) -> ProjectLibrary:
             continue
         if defines_main(obj):
             left_out.append(f"{src.name} (defines main)")
-            mains.append(obj)
+            mains[src.name] = obj
             continue
         objs.append(str(obj))
     if not objs:
