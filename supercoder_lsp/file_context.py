@@ -5,6 +5,7 @@ function's definition removed, the sandbox constructor)."""
 
 from __future__ import annotations
 
+import re
 import shutil
 from collections.abc import Callable
 from pathlib import Path
@@ -41,7 +42,8 @@ class FileContext:
         if self._compiled is None and self.compiled_problem is None:
             obj = self.work / "debug.o"
             try:
-                compile_debug_object(self.path, self.cfg, obj)
+                if not obj.is_file():  # else built beside the -O3 assembly (Pipeline.run: prebuild_debug)
+                    compile_debug_object(self.path, self.cfg, obj)
                 self._compiled = compiled_functions(obj)
             except build.BuildError as e:
                 self.compiled_problem = f"no types from the compiler ({e.what}: {e.output.strip()[:200]})"
@@ -78,7 +80,7 @@ class FileContext:
         weak too: the last resort, where the function itself never reaches them."""
         if self._support is None:
             obj = self.work / "file.o"
-            build.compile_object(self.path, self.cfg, obj)
+            build.assemble(self.asm, obj)  # the file's -O3 assembly, as the function's own object is
             build.objcopy(obj, *(f"--weaken-symbol={s}" for s in build.defined_globals(obj)))
             build.objcopy(obj, *(f"--add-symbol={STATIC_ALIAS}{n}={at},global" for n, at in build.file_variables(obj)))
             self._support = obj
@@ -90,12 +92,26 @@ class FileContext:
             build.objcopy(weak, "--weaken")
         return weak
 
-    def linked(self, attempt: Callable[[tuple[Path, ...]], T]) -> T:
+    @staticmethod
+    def prebuild_debug(path: Path, cfg: BuildConfig, work: Path) -> None:
+        """The -g build that `compiled` reads, made ahead (on a second core); where it fails, `compiled`
+        tries again and says why."""
+        (work / "debug.o").unlink(missing_ok=True)
+        try:
+            compile_debug_object(path, cfg, work / "debug.o")
+        except build.BuildError:
+            pass
+
+    def linked(self, attempt: Callable[[tuple[Path, ...]], T], needs: list[str] | tuple[str, ...] = ()) -> T:
         """`attempt(support)` with the first way of linking that works: alone; with the rest of the file;
         with the project's other files too (link_project), where symbols of other files are missing;
-        last, with the rest of the file's references to other files weak. Raises the last BuildError."""
+        last, with the rest of the file's references to other files weak. Raises the last BuildError.
+        Where a symbol the harness `needs` (harness_setup.needed_symbols) is one the file defines, alone is
+        not tried (a harness compiled and linked in vain: 0.5 s before trees.c's first result)."""
         err: build.BuildError | None = None
         for step in ("alone", "file", "project", "weak"):
+            if step == "alone" and self._defines_any(needs):
+                continue
             missing = err is not None and "undefined reference" in err.output
             if step == "project" and (not missing or self._project_note is not None or not self.link_project()):
                 continue
@@ -108,6 +124,9 @@ class FileContext:
                 err = e
         assert err is not None
         raise err
+
+    def _defines_any(self, names: list[str] | tuple[str, ...]) -> bool:
+        return any(re.search(rf"^{re.escape(n)}:", self.asm, re.M) for n in names)
 
     def own_programs(self) -> dict[str, tuple[str, ...]]:
         """The project's own programs, where its flags came from a compile_commands.json: each file of it

@@ -10,6 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from . import build
+from .asm.elfcheck import inspect_object
 from .file_context import FileContext
 from .harness.plan import Plan, describe, narrowed
 from .harness.recorded import MAX_RECORD
@@ -35,6 +36,13 @@ def _link_failure(output: str) -> str:
     return f"the function-level harness could not be linked: {_lines(output, 600)}"
 
 
+def needed_symbols(plan: Plan, base_obj: Path) -> list[str]:
+    """What a harness of `plan` around the function in `base_obj` refers to outside them: the function's
+    own undefined symbols and the file's const structs its inputs point at (FileContext.linked)."""
+    statics = [n for p in plan.params for _, inst in p.statics for n, _ in inst]
+    return inspect_object(base_obj).undefined + statics
+
+
 def build_harness(ctx: FileContext, fn: CFunction, plan: Plan, base_obj: Path, fdir: Path, opts: Options, rec):
     """Build the function harness; link the rest of the file when the function needs it. `rec` is
     what the program's runs recorded (program_recording). Where the -O3 original runs out of time or
@@ -47,7 +55,8 @@ def build_harness(ctx: FileContext, fn: CFunction, plan: Plan, base_obj: Path, f
 
     try:
         h, support, narrowing, cov = ctx.linked(
-            lambda sup: _prepare(ctx, fn, plan, base_obj, fdir, opts, rec, sup, coverage)
+            lambda sup: _prepare(ctx, fn, plan, base_obj, fdir, opts, rec, sup, coverage),
+            needed_symbols(plan, base_obj),
         )
     except build.BuildError as e:
         return None, (), _link_failure(e.output)
@@ -70,8 +79,6 @@ def build_harness(ctx: FileContext, fn: CFunction, plan: Plan, base_obj: Path, f
         else ""
     )
     h.narrowing = narrowing
-    if cov is None:  # the self-check changed which inputs the coverage run goes over
-        cov = coverage(h)
     if isinstance(cov, Coverage):
         h.coverage, cov = cov, cov.describe()
     return h, support, f"{h.describe_inputs()} ({describe(h.plan)}){linked}{slow}{narrow}{_recording_note(rec)}; {cov}"
@@ -88,10 +95,10 @@ def _prepare(
     support,
     coverage: Callable[[FunctionHarness], Coverage | str],
 ):
-    """The harness linked with `support`, its baseline run, and its `coverage` measured beside the
-    self-check: (harness, support, narrowing, coverage or None where it is to be measured again). Inputs
-    the original is outside its domain on are narrowed step by step; a BuildError (it does not link) or
-    a RuntimeError (why not, with the narrowing tried) is raised."""
+    """The harness linked with `support`, its baseline run, and its `coverage` measured after the
+    self-check: (harness, support, narrowing, coverage). Inputs the original is outside its domain on
+    are narrowed step by step; a BuildError (it does not link) or a RuntimeError (why not, with the
+    narrowing tried) is raised."""
     narrowing, tried, steps, input_ms = "", plan, [0, 1], None
     while True:
         h = FunctionHarness(

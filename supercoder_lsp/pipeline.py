@@ -27,7 +27,7 @@ from .cache import Cache
 from .environment import cache_key, environment
 from .file_context import FileContext
 from .harness.plan import OUTPUT_FUNCTIONS, Plan, make_plan, probe_past_types
-from .harness_setup import build_harness, own_program_recording, program_recording
+from .harness_setup import build_harness, needed_symbols, own_program_recording, program_recording
 from .hotness import ProfileError, callgrind_profile, rank
 from .judge import Judge, choose_best
 from .measure.interleaved import InterleavedTimer, TimingSetup
@@ -136,7 +136,12 @@ class Pipeline:
         work.mkdir(parents=True, exist_ok=True)
         try:
             self.progress("", "build")
-            asm = build.compile_to_asm(path, cfg, work / "baseline.s")
+            with ThreadPoolExecutor(max_workers=1) as pool:
+                debug = pool.submit(FileContext.prebuild_debug, path, cfg, work)
+                try:
+                    asm = build.compile_to_asm(path, cfg, work / "baseline.s")
+                finally:
+                    debug.result()
             ctx = FileContext(path, text, cfg, asm, work, self.tests)
             selected = self._select(ctx, functions, notes)
             results = []
@@ -333,7 +338,7 @@ class Pipeline:
         with sw("harness"):
             rec = program_recording(ctx, fn, plan, base_obj, fdir, self.opts, self.notes)
 
-        def make_timer(support_objs: tuple[Path, ...]) -> InterleavedTimer:
+        def make_timer(support_objs: tuple[Path, ...], lazy: bool = False) -> InterleavedTimer:
             return InterleavedTimer(
                 TimingSetup(
                     fdir / "timing",
@@ -346,6 +351,7 @@ class Pipeline:
                     link_flags=ctx.library_flags(),
                 ),
                 support_objs,
+                lazy,
             )
 
         with sw("harness"):
@@ -375,7 +381,8 @@ class Pipeline:
         if harness.plan is not plan:  # its inputs were narrowed: time on the same
             plan, early_timer = harness.plan, None
         with sw("measure"):
-            timer = early_timer if early_timer is not None and not support else make_timer(support)
+            # compiled at the first candidate timed: none may get that far (an under-tested harness)
+            timer = early_timer if early_timer is not None and not support else make_timer(support, lazy=True)
         timer.s.skip_file = harness.timing_skip_file()  # timed on inputs the original completes
         return harness, timer
 
@@ -403,7 +410,8 @@ class Pipeline:
             return ctx.linked(
                 lambda support: probe_sizes(
                     plan, fn.name, base_obj, fdir / "probe", support, self.opts.seed, ctx.library_flags()
-                )
+                ),
+                needed_symbols(plan, base_obj),
             )
         except build.BuildError as e:
             return Plan(False, f"its buffer sizes could not be probed: {e.what}: {e.output[-300:]}", [], None)

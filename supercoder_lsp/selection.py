@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import tempfile
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from . import build
@@ -94,8 +95,9 @@ def choose(path: Path, ranked: list, top: int, compiler: str | None = None, flag
     """The top functions of a file as `supercoder optimize` chooses them (holders): for the editor,
     which ranks from the text. Raises BuildError or ConfigError when the file does not build."""
     cfg = build.resolve(path, compiler=compiler, flags=flags)
-    with tempfile.TemporaryDirectory(prefix="sc-choose-") as d:
+    with tempfile.TemporaryDirectory(prefix="sc-choose-") as d, ThreadPoolExecutor(1) as pool:
+        debug = pool.submit(compile_debug_object, path, cfg, Path(d) / "debug.o")  # on a second core
         asm = build.compile_to_asm(path, cfg, Path(d) / "file.s")
-        compile_debug_object(path, cfg, Path(d) / "debug.o")
+        debug.result()
         compiled = compiled_functions(Path(d) / "debug.o")
     return holders(ranked, compiled, set(list_functions(asm)), top, [])

@@ -432,7 +432,9 @@ int main(int argc, char **argv) {
     uint64_t ms = budget && atoll(budget) > 0 ? (uint64_t)atoll(budget) : 0, t0 = sc_now_ns();
     deadline = ms ? t0 + ms * 1000000ULL : 0;
     edge_deadline = ms ? t0 + ms * 500000ULL : 0;
-    for (sc_cur = 0; sc_cur < n; sc_cur++) {
+    /* SC_FROM: start at this input (the records are of inputs SC_FROM..N-1): a run split over cores */
+    const char *from = getenv("SC_FROM");
+    for (sc_cur = from ? strtoull(from, 0, 10) : 0; sc_cur < n; sc_cur++) {
         uint64_t *rec = sc_recbuf + sc_nrec;
         int generated = sc_cur < SC_NEDGE + SC_NRANDOM;
         if (deadline && generated && !past_budget && sc_now_ns() > deadline) past_budget = 1;

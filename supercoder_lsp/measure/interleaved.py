@@ -148,7 +148,9 @@ class TimingMismatch(TimingError):
 class InterleavedTimer:
     """Compile the timing driver once per function, then time candidates."""
 
-    def __init__(self, setup: TimingSetup, support_objs: tuple[Path, ...] = ()):
+    def __init__(self, setup: TimingSetup, support_objs: tuple[Path, ...] = (), lazy: bool = False):
+        """`lazy`: the driver is compiled at the first candidate timed (none may get that far), and a
+        driver that does not compile is then that candidate's TimingError; else here (a BuildError)."""
         self.s = setup
         self.dir = Path(setup.workdir)
         self.dir.mkdir(parents=True, exist_ok=True)
@@ -164,10 +166,18 @@ class InterleavedTimer:
             blob = self.dir / "recorded.bin"
             blob.write_bytes(setup.recorded.blob)
         src.write_text(render_timing(setup.plan, setup.seed, setup.recorded, blob))
-        build.run_tool(
-            ["gcc", "-O2", "-g0", "-w", "-I", str(include_dir()), "-c", str(src), "-o", str(self.dir / "timing.o")],
-            "compile timing harness",
-        )
+        self._compiled = False
+        if not lazy:
+            self._compile()
+
+    def _compile(self) -> None:
+        if not self._compiled:
+            src, obj = self.dir / "timing.c", self.dir / "timing.o"
+            build.run_tool(
+                ["gcc", "-O2", "-g0", "-w", "-I", str(include_dir()), "-c", str(src), "-o", str(obj)],
+                "compile timing harness",
+            )
+            self._compiled = True
 
     def _objects(self, asm: str, tag: str, offset: int, sym: str) -> Path:
         obj = self.dir / f"{tag}.{sym}.off{offset}.o"
@@ -296,6 +306,10 @@ class InterleavedTimer:
         return stats, ratio
 
     def time(self, base_asm: str, cand_asm: str, tag: str) -> Timing:
+        try:
+            self._compile()
+        except build.BuildError as e:
+            raise TimingError(f"the timing driver does not compile: {e.output.strip()[-300:]}") from e
         exes = self._link(base_asm, cand_asm, tag)
         # Several passes over the alignments, so that every alignment is
         # sampled across the whole window: the machine's state (a busy SMT

@@ -57,6 +57,9 @@ if TYPE_CHECKING:
 T = TypeVar("T")
 RECORD = 24  # status, result bits, hash of outputs (see harness/sc_verify.h)
 BASELINE_SECONDS = 120
+MAX_PARTS = 4  # a run over the inputs is split over up to this many cores (FunctionHarness._run_parts) ...
+MIN_SPLIT = 1000  # ... where it has at least this many
+SAMPLE = 10_000  # inputs on which a second state of the globals is tried before a whole run (_better_on_sample)
 HARNESS_SYMBOL = "sc_fn"
 MODE_RANDOM_GLOBALS = 1
 MODE_PROGRAM_STATE = 2
@@ -102,6 +105,27 @@ class Records:
     def failed(self, i: int) -> bool:
         return bool(self.status[i] & (CRASHED | TIMED_OUT | NOT_RUN))
 
+    @classmethod
+    def joined(cls, parts: list[Records]) -> Records:
+        """The records of runs over consecutive ranges of inputs, all but the last ended cleanly, as one
+        run's that ended as the last did."""
+        out, last = b"".join(p.stdout for p in parts), parts[-1]
+        run = RunResult(
+            last.run.returncode,
+            out,
+            "".join(p.run.stderr for p in parts),
+            last.run.timed_out,
+            max(p.run.seconds for p in parts),
+        )
+        return cls(
+            [s for p in parts for s in p.status],
+            [v for p in parts for v in p.values],
+            out,
+            run,
+            b"".join(p.raw for p in parts),
+            last.trailer,
+        )
+
 
 def _pkg_dir(pkg: str) -> Path:
     return Path(str(resources.files(pkg)))
@@ -146,6 +170,8 @@ class FunctionHarness:
         self.support = [self._globals_visible(Path(o), i) for i, o in enumerate(support_objs)]
         self.min_timeout = min_timeout
         self.n_inputs = 0
+        self.total = 0  # SC_NINPUTS, once the harness is built
+        self.parts = 0  # how many parts each run over the inputs is split into (_cuts), once chosen
         self.base_seconds = 0.0
         self.mode = MODE_RANDOM_GLOBALS
         self.skipped = 0  # inputs on which the -O3 original itself crashes or runs out of time
@@ -183,7 +209,11 @@ class FunctionHarness:
         if self.recorded:
             blob = self.dir / "recorded.bin"
             blob.write_bytes(self.recorded.blob)
-        src.write_text(render_verify(self.plan, self.seed, self.n_random, snaps, self.recorded, blob))
+        text = render_verify(self.plan, self.seed, self.n_random, snaps, self.recorded, blob)
+        src.write_text(text)
+        edges = re.search(r"^#define SC_NEDGE (\d+)ULL$", text, re.M)
+        assert edges is not None, "render_verify defines SC_NEDGE"
+        self.total = int(edges[1]) + self.n_random + self.n_recorded  # SC_NINPUTS: every input a run can have
         build.run_tool(
             ["gcc", "-O1", "-g0", "-w", "-I", str(rt), "-c", str(src), "-o", str(self.dir / "harness.o")],
             "compile harness",
@@ -226,7 +256,7 @@ class FunctionHarness:
                 path.write_bytes(bytes(skip))
                 env = {"SC_SKIP": str(path)}
         for _ in range(33):
-            r = self._run(exe, n, mode, max(30.0, 10 * self.base_seconds), env)
+            r = self._run_parts(exe, n, mode, max(30.0, 10 * self.base_seconds), env)
             if not r.run.timed_out and r.run.returncode == 0:
                 return
             m = re.search(r"at input (\d+)", r.run.stderr)
@@ -243,11 +273,20 @@ class FunctionHarness:
         )
 
     def _run(
-        self, exe: Path, n: int, mode: int, timeout: float, env: dict[str, str] | None = None, original: bool = True
+        self,
+        exe: Path,
+        n: int,
+        mode: int,
+        timeout: float,
+        env: dict[str, str] | None = None,
+        original: bool = True,
+        start: int = 0,
     ) -> Records:
         # malloc without its per-thread cache: a freed block is free again at once, so the memory a call
         # leaves allocated shows (sc_heap_held)
         env = {**(env or {}), "GLIBC_TUNABLES": "glibc.malloc.tcache_count=0"}
+        if start:
+            env["SC_FROM"] = str(start)
         if self.input_ms != INPUT_MS:
             env = {**env, "SC_INPUT_MS": str(self.input_ms)}
         if self.skip_file is not None and "SC_SKIP" not in env:
@@ -265,11 +304,64 @@ class FunctionHarness:
             os.unlink(path)
         return Records.parse(data, r)
 
-    def prepare(self, base_obj: Path, beside: Callable[[], T] | None = None) -> T | None:
-        """Build the harness and record the baseline's outputs on every input. `beside` (coverage, which
-        runs the original over the inputs again) runs on a second core while the baseline's self-check
-        does; its result is returned, or None where the self-check changed what it read (inputs left
-        out, the recorded ones run alone): run it again then."""
+    def _run_parts(
+        self,
+        exe: Path,
+        n: int,
+        mode: int,
+        timeout: float,
+        env: dict[str, str] | None = None,
+        original: bool = True,
+        rerun: bool = True,
+    ) -> Records:
+        """`_run` over inputs 0..n-1 as one run per part of the harness's partition (_cuts), the parts at
+        once, one per core, their records joined. Every run whose records are compared is split the same
+        way: a call's result can depend on the calls before it in its process (a random word that falls
+        on the heap, which earlier calls grew: 12 of send_tree's 102,151 inputs), and so the original and
+        a candidate see the same history. A part that does not end cleanly (an exit code, a finding, the
+        process out of time, an input out of time where the original was not) is run again alone, with
+        no other part beside it (`rerun`; the original's first runs, which stop early by design, are not);
+        the records then end with the first part that stopped, as one run's that stopped there."""
+        at = self._cuts(n)
+        if len(at) == 2:
+            return self._run(exe, n, mode, timeout, env, original)
+        with ThreadPoolExecutor(len(at) - 1) as pool:
+            got = list(
+                pool.map(lambda k: self._run(exe, at[k + 1], mode, timeout, env, original, at[k]), range(len(at) - 1))
+            )
+        for k, r in enumerate(got):
+            if rerun and not (self._ended(r, at[k], at[k + 1]) and self._in_time(r, at[k])):
+                got[k] = self._run(exe, at[k + 1], mode, timeout, env, original, at[k])
+            if not self._ended(got[k], at[k], at[k + 1]):
+                return Records.joined(got[: k + 1])
+        return Records.joined(got)
+
+    def _cuts(self, n: int) -> list[int]:
+        """Where runs over the first `n` inputs start and end: one part per core (up to MAX_PARTS) of all
+        SC_NINPUTS inputs, fixed once per harness, whatever `n` is."""
+        if self.parts == 0:
+            self.parts = min(len(os.sched_getaffinity(0)), MAX_PARTS) if self.total >= MIN_SPLIT else 1
+        inner = [self.total * k // self.parts for k in range(1, self.parts)]
+        return [0, *(c for c in inner if 0 < c < n), n]
+
+    @staticmethod
+    def _ended(r: Records, lo: int, hi: int) -> bool:
+        return r.run.returncode == 0 and not r.run.timed_out and r.trailer is None and len(r.status) == hi - lo
+
+    def _in_time(self, r: Records, lo: int) -> bool:
+        """No input out of time where the original finished it (on a busy machine, a part beside another
+        may be; the one run then decides)."""
+        base = self.base
+        return not any(
+            s & TIMED_OUT and not (base and lo + i < len(base.status) and base.failed(lo + i))
+            for i, s in enumerate(r.status)
+        )
+
+    def prepare(self, base_obj: Path, after: Callable[[], T] | None = None) -> T | None:
+        """Build the harness and record the baseline's outputs on every input; then `after()` (coverage,
+        which runs the original over the inputs compared), whose result is returned. Every run is split
+        over the cores (_run_parts), one after another: coverage run beside the self-check, as it was, had
+        to run again wherever the self-check left inputs out (trees.c's send_tree: 3 s of its 11)."""
         self._build_runtime()
         exe = self.link(base_obj, "baseline")
         self.base_exe = exe
@@ -277,87 +369,70 @@ class FunctionHarness:
         state = MODE_PROGRAM_STATE if self.n_states else 0
         budget = {"SC_BUDGET_MS": str(int(self.budget_seconds * 1000))}
         modes = (MODE_RANDOM_GLOBALS | state, state) if self.support else (0,)
-        with ThreadPoolExecutor(1) as pool:
-            # the globals' initial state runs on a second core while their random state does: where random
-            # globals break the original on most inputs (trees.c), that run is ready when it is needed
-            ahead = {
-                m: (
-                    pool.submit(self._run, exe, 10**9, m | MODE_STOP_SLOW, BASELINE_SECONDS + 10, budget),
-                    self.input_ms,
+        for mode in modes:
+            if rec is not None and not self.n_recorded and not self._better_on_sample(exe, mode, rec[0], budget):
+                break  # the globals' initial state does no better than their random state where both ran
+            r = self._run_parts(exe, self.total, mode | MODE_STOP_SLOW, BASELINE_SECONDS + 10, budget, rerun=False)
+            if r.run.returncode == EXIT_SLOW and self.input_ms > SHORT_INPUT_MS:
+                # inputs run out of time, each after a second or two: run them all again with far less each
+                self.input_ms = SHORT_INPUT_MS
+                r = self._run_parts(exe, self.total, mode | MODE_STOP_SLOW, BASELINE_SECONDS + 10, budget, rerun=False)
+            if r.run.returncode == EXIT_ALLOCATES:
+                raise RuntimeError(
+                    f"a call of the -O3 original changes the heap in a way the function harness cannot compare "
+                    f"(input {len(r.status) - 1:,}: it frees memory it was given, allocates with memalign, or "
+                    "keeps over 1,024 blocks); give program tests with --tests DIR"
                 )
-                for m in modes[1:]
-            }
-            for mode in modes:
-                got = ahead.get(mode)
-                if got is not None and got[1] == self.input_ms and not self.only_recorded:
-                    r = got[0].result()
-                else:
-                    r = self._run(exe, 10**9, mode | MODE_STOP_SLOW, BASELINE_SECONDS + 10, budget)
-                if r.run.returncode == EXIT_SLOW and self.input_ms > SHORT_INPUT_MS:
-                    # inputs run out of time, each after a second or two: run them all again with far less each
-                    self.input_ms = SHORT_INPUT_MS
-                    r = self._run(exe, 10**9, mode | MODE_STOP_SLOW, BASELINE_SECONDS + 10, budget)
-                if r.run.returncode == EXIT_ALLOCATES:
-                    raise RuntimeError(
-                        f"a call of the -O3 original changes the heap in a way the function harness cannot compare "
-                        f"(input {len(r.status) - 1:,}: it frees memory it was given, allocates with memalign, or "
-                        "keeps over 1,024 blocks); give program tests with --tests DIR"
-                    )
-                if r.run.returncode == EXIT_SLOW:
-                    slow = sum(1 for i in range(len(r.status)) if r.status[i] & TIMED_OUT)
-                    raise OutsideDomain(
-                        f"the -O3 original runs out of time on most generated inputs ({slow} of the first "
-                        f"{len(r.status)}); bound them (--bound FUNC.PARAM=LOW:HIGH or [bounds.FUNC] in .supercoder.toml)"
-                    )
-                if r.run.timed_out:
-                    raise OutsideDomain(
-                        f"the -O3 baseline needs over {BASELINE_SECONDS}s for the generated inputs; "
-                        "bound them (--bound FUNC.PARAM=LOW:HIGH or [bounds.FUNC] in .supercoder.toml)"
-                    )
-                if r.run.returncode != 0 and self.n_recorded and not _forbidden_call(r):
-                    # out of its domain the original broke the harness itself (a write past its own stack frame,
-                    # indexed by a random count): the program's own calls are its domain, checked alone
-                    rc = r.run.returncode
-                    self.only_recorded = (
-                        r.run.stderr.strip().splitlines()[-1]
-                        if r.run.stderr.strip()
-                        else f"signal {-rc}"
-                        if rc < 0
-                        else f"exit code {rc}"
-                    )
-                    r = self._run(exe, 10**9, mode | MODE_STOP_SLOW, BASELINE_SECONDS + 10, budget)
-                if r.run.returncode != 0:
-                    raise RuntimeError(_baseline_failure(r))
-                not_run = sum(1 for s in r.status if s & NOT_RUN)
-                skipped = sum(1 for i in range(len(r.status)) if r.failed(i)) - not_run
-                if rec is None or skipped < rec[1]:
-                    rec = (r, skipped, mode)
-                if skipped * 2 <= len(r.status) - not_run or not_run:
-                    break  # random global state that crashes the original on most inputs is not its domain
+            if r.run.returncode == EXIT_SLOW:
+                slow = sum(1 for i in range(len(r.status)) if r.status[i] & TIMED_OUT)
+                raise OutsideDomain(
+                    f"the -O3 original runs out of time on most generated inputs ({slow} of the first "
+                    f"{len(r.status)}); bound them (--bound FUNC.PARAM=LOW:HIGH or [bounds.FUNC] in .supercoder.toml)"
+                )
+            if r.run.timed_out:
+                raise OutsideDomain(
+                    f"the -O3 baseline needs over {BASELINE_SECONDS}s for the generated inputs; "
+                    "bound them (--bound FUNC.PARAM=LOW:HIGH or [bounds.FUNC] in .supercoder.toml)"
+                )
+            if r.run.returncode != 0 and self.n_recorded and not _forbidden_call(r):
+                # out of its domain the original broke the harness itself (a write past its own stack frame,
+                # indexed by a random count): the program's own calls are its domain, checked alone
+                rc = r.run.returncode
+                self.only_recorded = (
+                    r.run.stderr.strip().splitlines()[-1]
+                    if r.run.stderr.strip()
+                    else f"signal {-rc}"
+                    if rc < 0
+                    else f"exit code {rc}"
+                )
+                r = self._run_parts(exe, self.total, mode | MODE_STOP_SLOW, BASELINE_SECONDS + 10, budget, rerun=False)
+            if r.run.returncode != 0:
+                raise RuntimeError(_baseline_failure(r))
+            not_run = sum(1 for s in r.status if s & NOT_RUN)
+            skipped = sum(1 for i in range(len(r.status)) if r.failed(i)) - not_run
+            if rec is None or skipped < rec[1]:
+                rec = (r, skipped, mode)
+            if skipped * 2 <= len(r.status) - not_run or not_run:
+                break  # random global state that crashes the original on most inputs is not its domain
         assert rec is not None
         r, skipped, self.mode = rec
         self._adopt(r, skipped)
-        result = None
         if any(p.role in ("array", "cstring") for p in self.plan.params):
-            before = self._what_inputs_run()
-            with ThreadPoolExecutor(1) as pool:
-                measured = pool.submit(beside) if beside else None
-                try:
-                    self._self_check_or_recorded(exe, budget)
-                finally:
-                    result = measured.result() if measured else None  # waited for even where the self-check fails
-            if self._what_inputs_run() != before:
-                result = None
-        elif beside:
-            result = beside()
+            self._self_check_or_recorded(exe, budget)
         if self.only_recorded:
             self.outside_generated = self.n_inputs - self.n_recorded
-        return result
+        # after the self-check, which may leave inputs out: coverage goes over the ones compared
+        return after() if after else None
 
-    def _what_inputs_run(self) -> tuple:
-        """What decides which inputs a run of the original goes over."""
-        assert self.base is not None
-        return tuple(self.base.failed(i) for i in range(len(self.base.status))), self.skip_file, self.only_recorded
+    def _better_on_sample(self, exe: Path, mode: int, first: Records, budget: dict[str, str]) -> bool:
+        """Whether `mode` fails the original on fewer of the first SAMPLE inputs than the run `first` did:
+        only then is it worth a whole run (trees.c's send_tree fails as often with either state of the
+        file's globals: 1.5 s of its first result)."""
+        n = min(SAMPLE, self.total, len(first.status))
+        r = self._run(exe, n, mode | MODE_STOP_SLOW, BASELINE_SECONDS + 10, budget)
+        if r.run.returncode != 0 or len(r.status) != n:
+            return True  # it says nothing; the whole run will
+        return sum(map(r.failed, range(n))) < sum(map(first.failed, range(n)))
 
     def _self_check_or_recorded(self, exe: Path, budget: dict[str, str]) -> None:
         """The self-check; where it fails on generated inputs but the program's recorded calls run whole,
@@ -370,7 +445,7 @@ class FunctionHarness:
             # the generated inputs broke the harness itself in the self-check (deflate.c's fill_window:
             # a generated state's fields as far offsets): the program's own calls are checked alone
             self.only_recorded = "the self-check was killed"
-            r = self._run(exe, 10**9, self.mode | MODE_STOP_SLOW, BASELINE_SECONDS + 10, budget)
+            r = self._run_parts(exe, self.total, self.mode | MODE_STOP_SLOW, BASELINE_SECONDS + 10, budget, rerun=False)
             if r.run.returncode != 0:
                 raise RuntimeError(_baseline_failure(r)) from None
             self._adopt(r, sum(1 for i in range(len(r.status)) if r.failed(i) and not r.status[i] & NOT_RUN))
@@ -413,7 +488,7 @@ class FunctionHarness:
         would call good candidates wrong, so it is refused, unless the program's own recorded calls run
         whole: they are then the domain, and the generated inputs it reads past are left out and counted."""
         assert self.base is not None
-        again = self._run(exe, 10**9, self.mode | MODE_FLIP_SIDES, BASELINE_SECONDS + 10)
+        again = self._run_parts(exe, self.n_inputs, self.mode | MODE_FLIP_SIDES, BASELINE_SECONDS + 10)
         if len(again.status) < self.n_inputs:
             # killed outright: on a generated input the original wrote far outside its inputs (trees.c's
             # _tr_tally: dyn_ltree[lc] with a random lc) and broke the harness itself; narrower inputs may do
@@ -561,7 +636,7 @@ class FunctionHarness:
         if load_time:
             return Check(False, "unsafe", "; ".join(load_time), 0)
         budget = max(self.min_timeout, 20 * self.base_seconds)
-        got = self._run(exe, self.n_inputs, self.mode, budget, original=False)
+        got = self._run_parts(exe, self.n_inputs, self.mode, budget, original=False)
         r = got.run
         kind, idx, what = got.trailer or (0, None, None)
         where = f" on input {self._input(idx)}" if idx is not None else ""
