@@ -433,8 +433,10 @@ int main(int argc, char **argv) {
     deadline = ms ? t0 + ms * 1000000ULL : 0;
     edge_deadline = ms ? t0 + ms * 500000ULL : 0;
     /* SC_FROM: start at this input (the records are of inputs SC_FROM..N-1): a run split over cores */
-    const char *from = getenv("SC_FROM");
-    for (sc_cur = from ? strtoull(from, 0, 10) : 0; sc_cur < n; sc_cur++) {
+    const char *from_env = getenv("SC_FROM");
+    static uint64_t from;
+    from = from_env ? strtoull(from_env, 0, 10) : 0;
+    for (sc_cur = from; sc_cur < n; sc_cur++) {
         uint64_t *rec = sc_recbuf + sc_nrec;
         int generated = sc_cur < SC_NEDGE + SC_NRANDOM;
         if (deadline && generated && !past_budget && sc_now_ns() > deadline) past_budget = 1;
@@ -467,14 +469,15 @@ int main(int argc, char **argv) {
         /* bit 16 (the baseline's first runs): stop early where inputs run out of time. With the long
          * limit, at the 4th such input (each costs a second or two: the caller runs again with a short
          * limit); with a short one, once they are most inputs: those lie outside the function's domain
-         * (a negative length it loops on), and the caller tries narrower inputs */
+         * (a negative length it loops on), and the caller tries narrower inputs. Counted from SC_FROM: a
+         * part of a split run stops as a whole run from its first input would */
         if ((sc_mode & 16) && (rec[0] & SC_ALLOCATED)) { /* its result lives in memory it allocated */
             sc_flush_records();
             return SC_EXIT_ALLOCATES;
         }
         if ((rec[0] & SC_TIMED_OUT) && !skipped) sc_timeouts++;
         if ((sc_mode & 16) && ((sc_input_ms >= 1000 && sc_timeouts >= 4) ||
-                               (sc_timeouts >= 8 && sc_timeouts * 4 > sc_cur + 1))) {
+                               (sc_timeouts >= 8 && sc_timeouts * 4 > sc_cur - from + 1))) {
             sc_flush_records();
             return SC_EXIT_SLOW;
         }
