@@ -99,7 +99,7 @@ def _prepare(
     self-check: (harness, support, narrowing, coverage). Inputs the original is outside its domain on
     are narrowed step by step; a BuildError (it does not link) or a RuntimeError (why not, with the
     narrowing tried) is raised."""
-    narrowing, tried, steps, input_ms = "", plan, [0, 1], None
+    narrowing, tried, steps = "", plan, [0, 1]
     while True:
         h = FunctionHarness(
             fdir / "verify",
@@ -113,13 +113,11 @@ def _prepare(
             link_flags=ctx.library_flags(),
             budget_seconds=opts.baseline_seconds,
         )
-        if input_ms is not None:  # the wider inputs looped: the narrower ones start with the short limit
-            h.input_ms = input_ms
         try:
             cov = h.prepare(base_obj, lambda: coverage(h))  # noqa: B023 (called before h changes)
             return h, support, narrowing, cov
         except OutsideDomain as e:
-            input_ms, nxt = h.input_ms, None
+            nxt = None
             while nxt is None and steps:
                 nxt = narrowed(tried, steps.pop(0))
             if nxt is None:

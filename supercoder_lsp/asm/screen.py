@@ -118,6 +118,9 @@ _RAW_DATA = {
 _CTOR_SECTIONS = (".init_array", ".fini_array", ".preinit_array", ".ctors", ".dtors", ".init", ".fini")
 _BRANCH = re.compile(r"^(call|jmp|j[a-z]{1,4}|loop\w*|xbegin)[a-z]?$")
 _SYMBOL = re.compile(r"(?<![\w.%@])([A-Za-z_.][\w.$]*)(@[A-Za-z]+)?")
+# AVX-512 operand decorators (a mask, zeroing, an embedded broadcast or rounding): `%zmm1{%k1}{z}` names no
+# symbol `z`; only these exact forms are taken out, anything else in braces is read as symbols
+_AVX512_DECORATOR = re.compile(r"\{(%?k[0-7]|z|1to\d+|r[nduz]-sae|sae)\}", re.I)
 _REG = re.compile(
     r"^(r\d+[dwb]?|[re]?(ax|bx|cx|dx|si|di|sp|bp|ip)|[abcd][lh]|sil|dil|spl|bpl|[xyz]?mm\d+|k[0-7]|st|"
     r"cr\d+|dr\d+|[c-gs]s|byte|word|dword|qword|tbyte|oword|xmmword|ymmword|zmmword|ptr|offset|"
@@ -213,7 +216,7 @@ class _Scan:
             prof.segment = True
         branch = bool(_BRANCH.match(mnem))
         self._addresses(where, mnem, operands, branch)
-        for m in _SYMBOL.finditer(re.sub(r"%\w+", " ", operands)):
+        for m in _SYMBOL.finditer(re.sub(r"%\w+", " ", _AVX512_DECORATOR.sub(" ", operands))):
             sym = m.group(1)
             if _REG.match(sym) or re.fullmatch(r"\d+[fb]", sym):
                 continue
@@ -227,7 +230,9 @@ class _Scan:
             branch
             and "*" in operands
             or branch
-            and re.match(r"^(qword|dword)?\s*(ptr)?\s*\[|^%?r\w+$", operands.strip(), re.I)
+            and re.match(
+                r"^(qword|dword)?\s*(ptr)?\s*\[|^%?(r\d+[dwb]?|[re](ax|bx|cx|dx|si|di|sp|bp))$", operands.strip(), re.I
+            )
         ):
             if mnem.startswith("call"):
                 prof.indirect_call = True

@@ -10,7 +10,7 @@
 #define SC_EXIT_ABI 3          /* a calling-convention finding: a trailer record says which */
 #define SC_EXIT_CRASH 4        /* the harness itself failed outside a call */
 #define SC_EXIT_SYSCALL 6      /* a forbidden system call: a trailer record says which */
-#define SC_EXIT_SLOW 7         /* (MODE bit 16) inputs ran out of time (4 with the long limit, most with a short one): stopped early */
+#define SC_EXIT_SLOW 7         /* (MODE bit 16) inputs ran out of time (most with the short limit, 4 with the long one): stopped early */
 #define SC_EXIT_ALLOCATES 8    /* (MODE bit 16) a call of the original left memory allocated: stopped there */
 #define SC_EXIT_NO_SANDBOX 71  /* the seccomp filter could not be installed */
 #define SC_EXIT_PROTECT 73     /* the timing driver could not protect its own state */

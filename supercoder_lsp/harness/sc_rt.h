@@ -217,7 +217,8 @@ static inline uint64_t sc_now_ns(void) {
 }
 
 /* The skip list of SC_SKIP (verify/function_check.py): one byte per input, 1 where the -O3 original ran
- * out of time or was not run within its budget; NULL (and *n 0) without one. Read before the sandbox. */
+ * out of time or was not run within its budget, 2 where it crashed (the verifier runs those with its short
+ * limit); NULL (and *n 0) without one. Read before the sandbox. */
 static inline unsigned char *sc_load_skip(size_t *n) {
     const char *path = getenv("SC_SKIP");
     FILE *f = path ? fopen(path, "rb") : NULL;

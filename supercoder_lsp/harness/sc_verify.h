@@ -56,7 +56,8 @@ static sigjmp_buf sc_jmp;
 static unsigned sc_input_ms = 1000; /* an input runs out of time after one to two of these (SC_INPUT_MS) */
 static int sc_mode;
 static uint64_t sc_timeouts; /* inputs of this run that ran out of time */
-static unsigned char *sc_skip; /* SC_SKIP: one byte per input, 1 where the -O3 original ran out of time */
+static unsigned char *sc_skip; /* SC_SKIP: one byte per input, 1 where the -O3 original ran out of time (not
+                                * run), 2 where it crashed (run with the short limit: sc_on_alarm) */
 static size_t sc_nskip;
 static int sc_only_recorded; /* SC_ONLY_RECORDED: the generated inputs break the original's harness */
 
@@ -272,16 +273,24 @@ static void sc_start_ticks(void) {
 }
 
 /* A watchdog instead of a timer per input (two system calls an input cost more than
- * the calls themselves): every second it looks whether the input being run has
- * changed; an input still running at the second look has run out of time. */
+ * the calls themselves): every SC_INPUT_MS it looks whether the input being run has
+ * changed; an input still running at the (allowed + 1)th look has run out of time.
+ * Allowed: one look, or SC_LATER_TICKS in the runs after the original's first, on
+ * every input the original finished (a run beside another must not call out of time
+ * an input that is not); where the original crashed, one (its result is not compared,
+ * and a call that loops there instead costs the short limit only). */
 static volatile uint64_t sc_watch_seen = ~0ULL;
+static volatile unsigned sc_watch_looks;
+static unsigned sc_later_ticks = 1, sc_allowed = 1;
 static void sc_on_alarm(int sig) {
     if (sc_in_call && sc_watch_seen == sc_cur) {
+        if (++sc_watch_looks < sc_allowed) return;
         sc_in_call = 0;
         sc_watch_seen = ~0ULL;
         siglongjmp(sc_jmp, sig);
     }
     sc_watch_seen = sc_in_call ? sc_cur : ~0ULL;
+    sc_watch_looks = 0;
 }
 
 static void sc_start_watchdog(void) {
@@ -290,6 +299,8 @@ static void sc_start_watchdog(void) {
     sigaction(SIGALRM, &sa, NULL);
     const char *ms = getenv("SC_INPUT_MS");
     if (ms && atoi(ms) > 0) sc_input_ms = (unsigned)atoi(ms);
+    const char *later = getenv("SC_LATER_TICKS");
+    if (later && atoi(later) > 0) sc_later_ticks = (unsigned)atoi(later);
     struct timeval every = { sc_input_ms / 1000, (sc_input_ms % 1000) * 1000 };
     struct itimerval t = { every, every };
     setitimer(ITIMER_REAL, &t, NULL);
@@ -448,7 +459,9 @@ int main(int argc, char **argv) {
             continue;
         }
         sc_gen(sc_cur, in);
-        int skipped = (sc_cur < sc_nskip && sc_skip[sc_cur]) || (sc_only_recorded && generated);
+        unsigned char mark = sc_cur < sc_nskip ? sc_skip[sc_cur] : 0;
+        int skipped = mark == 1 || (sc_only_recorded && generated);
+        sc_allowed = mark == 2 ? 1 : sc_later_ticks;
         if (skipped) { rec[0] = SC_TIMED_OUT; rec[1] = 0; rec[2] = 0; }
         else rec[0] = sc_one(in, &rec[1], &rec[2]);
         int abi = (rec[0] & (SC_CRASHED | SC_TIMED_OUT)) ? SC_ABI_NONE : sc_abi();
@@ -466,10 +479,10 @@ int main(int argc, char **argv) {
         }
         sc_nrec += 3;
         if (sc_nrec == sizeof sc_recbuf / sizeof *sc_recbuf) sc_flush_records();
-        /* bit 16 (the baseline's first runs): stop early where inputs run out of time. With the long
-         * limit, at the 4th such input (each costs a second or two: the caller runs again with a short
-         * limit); with a short one, once they are most inputs: those lie outside the function's domain
-         * (a negative length it loops on), and the caller tries narrower inputs. Counted from SC_FROM: a
+        /* bit 16 (the baseline's first runs): stop early where inputs run out of time. With the short
+         * limit, once they are most inputs (the caller runs again with the long one); with the long limit,
+         * at the 4th such input (each costs a second or two): those lie outside the function's domain (a
+         * negative length it loops on), and the caller tries narrower inputs. Counted from SC_FROM: a
          * part of a split run stops as a whole run from its first input would */
         if ((sc_mode & 16) && (rec[0] & SC_ALLOCATED)) { /* its result lives in memory it allocated */
             sc_flush_records();

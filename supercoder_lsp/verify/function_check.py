@@ -59,13 +59,15 @@ RECORD = 24  # status, result bits, hash of outputs (see harness/sc_verify.h)
 BASELINE_SECONDS = 120
 MAX_PARTS = 4  # a run over the inputs is split over up to this many cores (FunctionHarness._run_parts) ...
 MIN_SPLIT = 1000  # ... where it has at least this many
+MAX_LATE = 4  # of the inputs out of time in a part run where the original finished them, this many tried alone
 SAMPLE = 10_000  # inputs on which a second state of the globals is tried before a whole run (_better_on_sample)
 HARNESS_SYMBOL = "sc_fn"
 MODE_RANDOM_GLOBALS = 1
 MODE_PROGRAM_STATE = 2
 MODE_FLIP_SIDES = 4
-INPUT_MS = 1000  # an input runs out of time after one to two of these
-SHORT_INPUT_MS = 20  # ... or of these, once four inputs of the -O3 original ran out of time at the first
+INPUT_MS = 1000  # an input runs out of time after one to two of these, where most inputs need over SHORT_INPUT_MS
+SHORT_INPUT_MS = 20  # ... or else of these (FunctionHarness._first_run)
+LATER_FACTOR = 5  # runs after the original's first (self-check, coverage, candidates) allow this many times its limit
 MODE_STOP_SLOW = 16  # the baseline's first run: stop when most inputs run out of time (EXIT_SLOW)
 MODE_ORIGINAL = 32  # a run of the original: where it breaks the calling convention, that input is ABI_BROKEN
 
@@ -178,7 +180,7 @@ class FunctionHarness:
         self.outside_recorded = 0  # of them: recorded calls that reach memory the recording did not keep
         self.outside_generated = 0  # and generated inputs the original reads past, where recorded calls run whole
         self.base: Records | None = None
-        self.input_ms = INPUT_MS
+        self.input_ms = SHORT_INPUT_MS  # the original's limit per input (_first_run)
         self.skip_file: Path | None = None  # the inputs the original ran out of time on (not run again)
         self.only_recorded = ""  # why the generated inputs are not run: they break the original's harness
         self.narrowing = ""  # "len2 in [0, 4095]" where its integer inputs were narrowed (harness_setup)
@@ -214,6 +216,12 @@ class FunctionHarness:
         edges = re.search(r"^#define SC_NEDGE (\d+)ULL$", text, re.M)
         assert edges is not None, "render_verify defines SC_NEDGE"
         self.total = int(edges[1]) + self.n_random + self.n_recorded  # SC_NINPUTS: every input a run can have
+        # the same text as the harness last built here (the file's objects tried after the function's alone,
+        # then the project's: gz_comp's 1.1 s): its object is kept
+        built = self.dir / "harness.o.c"
+        if built.is_file() and built.read_text() == text and (self.dir / "tramp.o").is_file():
+            return
+        built.unlink(missing_ok=True)
         build.run_tool(
             ["gcc", "-O1", "-g0", "-w", "-I", str(rt), "-c", str(src), "-o", str(self.dir / "harness.o")],
             "compile harness",
@@ -222,6 +230,7 @@ class FunctionHarness:
             ["gcc", "-c", str(_pkg_dir("supercoder_lsp.verify") / "tramp.S"), "-o", str(self.dir / "tramp.o")],
             "assemble trampoline",
         )
+        built.write_text(text)
 
     def link(self, impl_obj: Path, tag: str) -> Path:
         """Link the harness with an object defining the function; raises BuildError."""
@@ -287,8 +296,13 @@ class FunctionHarness:
         env = {**(env or {}), "GLIBC_TUNABLES": "glibc.malloc.tcache_count=0"}
         if start:
             env["SC_FROM"] = str(start)
+        # the original's first runs with its limit; every later run gives the inputs it finished within it
+        # LATER_FACTOR times as much (a run beside another must not call an input out of time that is not),
+        # and those it crashed on its limit (skip.bin: sc_on_alarm)
         if self.input_ms != INPUT_MS:
             env = {**env, "SC_INPUT_MS": str(self.input_ms)}
+        if not mode & MODE_STOP_SLOW and self.later_ms != self.input_ms:
+            env["SC_LATER_TICKS"] = str(self.later_ms // self.input_ms)
         if self.skip_file is not None and "SC_SKIP" not in env:
             env = {**env, "SC_SKIP": str(self.skip_file)}
         if self.only_recorded:
@@ -319,9 +333,10 @@ class FunctionHarness:
         way: a call's result can depend on the calls before it in its process (a random word that falls
         on the heap, which earlier calls grew: 12 of send_tree's 102,151 inputs), and so the original and
         a candidate see the same history. A part that does not end cleanly (an exit code, a finding, the
-        process out of time, an input out of time where the original was not) is run again alone, with
-        no other part beside it (`rerun`; the original's first runs, which stop early by design, are not);
-        the records then end with the first part that stopped, as one run's that stopped there."""
+        process out of time, an input out of time where the original was not and that is not so alone:
+        _late_hold) is run again alone, with no other part beside it (`rerun`; the original's first runs,
+        which stop early by design, are not); the records then end with the first part that stopped, as
+        one run's that stopped there."""
         at = self._cuts(n)
         if len(at) == 2:
             return self._run(exe, n, mode, timeout, env, original)
@@ -330,7 +345,9 @@ class FunctionHarness:
                 pool.map(lambda k: self._run(exe, at[k + 1], mode, timeout, env, original, at[k]), range(len(at) - 1))
             )
         for k, r in enumerate(got):
-            if rerun and not (self._ended(r, at[k], at[k + 1]) and self._in_time(r, at[k])):
+            if rerun and not (
+                self._ended(r, at[k], at[k + 1]) and self._late_hold(exe, r, at[k], mode, timeout, env, original)
+            ):
                 got[k] = self._run(exe, at[k + 1], mode, timeout, env, original, at[k])
             if not self._ended(got[k], at[k], at[k + 1]):
                 return Records.joined(got[: k + 1])
@@ -348,14 +365,25 @@ class FunctionHarness:
     def _ended(r: Records, lo: int, hi: int) -> bool:
         return r.run.returncode == 0 and not r.run.timed_out and r.trailer is None and len(r.status) == hi - lo
 
-    def _in_time(self, r: Records, lo: int) -> bool:
-        """No input out of time where the original finished it (on a busy machine, a part beside another
-        may be; the one run then decides)."""
+    def _late_hold(
+        self, exe: Path, r: Records, lo: int, mode: int, timeout: float, env: dict[str, str] | None, original: bool
+    ) -> bool:
+        """Whether the inputs of part run `r` (from input `lo`) that ran out of time where the original finished
+        them (on a busy machine, a part beside another may) run out of time again, each alone: the first
+        MAX_LATE of them, tried one by one; else the whole part runs again alone. A call that loops loops
+        again (the self-check's, where the result depends on where the buffers lie: inflate's input 91,639
+        cost a rerun of 4.4 s, inflate_fast's 36 s)."""
         base = self.base
-        return not any(
-            s & TIMED_OUT and not (base and lo + i < len(base.status) and base.failed(lo + i))
+        late = [
+            lo + i
             for i, s in enumerate(r.status)
-        )
+            if s & TIMED_OUT and not (base and lo + i < len(base.status) and base.failed(lo + i))
+        ]
+        for i in late[:MAX_LATE]:
+            alone = self._run(exe, i + 1, mode, timeout, env, original, i)
+            if not (len(alone.status) == 1 and alone.status[0] & TIMED_OUT):
+                return False
+        return True
 
     def prepare(self, base_obj: Path, after: Callable[[], T] | None = None) -> T | None:
         """Build the harness and record the baseline's outputs on every input; then `after()` (coverage,
@@ -372,11 +400,7 @@ class FunctionHarness:
         for mode in modes:
             if rec is not None and not self.n_recorded and not self._better_on_sample(exe, mode, rec[0], budget):
                 break  # the globals' initial state does no better than their random state where both ran
-            r = self._run_parts(exe, self.total, mode | MODE_STOP_SLOW, BASELINE_SECONDS + 10, budget, rerun=False)
-            if r.run.returncode == EXIT_SLOW and self.input_ms > SHORT_INPUT_MS:
-                # inputs run out of time, each after a second or two: run them all again with far less each
-                self.input_ms = SHORT_INPUT_MS
-                r = self._run_parts(exe, self.total, mode | MODE_STOP_SLOW, BASELINE_SECONDS + 10, budget, rerun=False)
+            r = self._first_run(exe, mode, budget)
             if r.run.returncode == EXIT_ALLOCATES:
                 raise RuntimeError(
                     f"a call of the -O3 original changes the heap in a way the function harness cannot compare "
@@ -424,6 +448,26 @@ class FunctionHarness:
         # after the self-check, which may leave inputs out: coverage goes over the ones compared
         return after() if after else None
 
+    @property
+    def later_ms(self) -> int:
+        """The limit per input of the runs after the original's first, on inputs it finished."""
+        return min(INPUT_MS, LATER_FACTOR * self.input_ms)
+
+    def _first_run(self, exe: Path, mode: int, budget: dict[str, str]) -> Records:
+        """The original's first run over the inputs, each with the short time limit; where most inputs run
+        out of time with it, again with the long one (a function that takes 20 ms to a second on each).
+        Short first: where a few inputs loop for ever (deflate_fast on a generated state: one in sixty), the
+        long limit cost a second or two for each of the four it took to give up on it (9 s of 40)."""
+        r = self._run_parts(exe, self.total, mode | MODE_STOP_SLOW, BASELINE_SECONDS + 10, budget, rerun=False)
+        if r.run.returncode != EXIT_SLOW or self.input_ms >= INPUT_MS:
+            return r
+        self.input_ms = INPUT_MS
+        slow = self._run_parts(exe, self.total, mode | MODE_STOP_SLOW, BASELINE_SECONDS + 10, budget, rerun=False)
+        if slow.run.returncode == EXIT_SLOW:  # they loop: the short run's counts say how many
+            self.input_ms = SHORT_INPUT_MS
+            return r
+        return slow
+
     def _better_on_sample(self, exe: Path, mode: int, first: Records, budget: dict[str, str]) -> bool:
         """Whether `mode` fails the original on fewer of the first SAMPLE inputs than the run `first` did:
         only then is it worth a whole run (trees.c's send_tree fails as often with either state of the
@@ -465,8 +509,9 @@ class FunctionHarness:
         """Take baseline run `r` (`skipped` inputs failed on it) as the one candidates are compared with."""
         self.not_run = sum(1 for s in r.status if s & NOT_RUN)
         skipped += self.not_run
-        # candidates are not run where the original ran out of time, or broke the calling convention itself
-        timed_out = bytes(1 if s & (TIMED_OUT | NOT_RUN | ABI_BROKEN) else 0 for s in r.status)
+        # candidates are not run where the original ran out of time, or broke the calling convention itself;
+        # where it crashed, they run with the original's own limit (sc_on_alarm)
+        timed_out = bytes(1 if s & (TIMED_OUT | NOT_RUN | ABI_BROKEN) else 2 if s & CRASHED else 0 for s in r.status)
         if any(timed_out):
             self.skip_file = self.dir / "skip.bin"
             self.skip_file.write_bytes(timed_out)
@@ -538,8 +583,10 @@ class FunctionHarness:
         """Run the original on every input twice, each buffer against one guard page and then the
         other: whether every result (crash or value) is the same both times, so it touches nothing
         outside its buffers; how many inputs ran, and on how many it failed. An input that ran out of time
-        in either run says nothing about where its buffers lie (a busy machine) and is not compared."""
-        a, b = (self._run(exe, 10**9, mode, BASELINE_SECONDS, env) for mode in (0, MODE_FLIP_SIDES))
+        in either run says nothing about where its buffers lie (a busy machine) and is not compared. The
+        two runs go side by side (a probe's search takes some 16 pairs: inflate_table's 5 s, halved)."""
+        with ThreadPoolExecutor(2) as pool:
+            a, b = pool.map(lambda mode: self._run(exe, 10**9, mode, BASELINE_SECONDS, env), (0, MODE_FLIP_SIDES))
         n = len(a.status)
         same = n == len(b.status) and all(
             a.failed(i) == b.failed(i) and (a.failed(i) or a.values[i] == b.values[i])
@@ -689,7 +736,7 @@ class FunctionHarness:
                     return Check(
                         False,
                         "timeout",
-                        f"no result within {self.input_ms}-{2 * self.input_ms} ms on input {inp}, where the original "
+                        f"no result within {self.later_ms}-{self.later_ms + self.input_ms} ms on input {inp}, where the original "
                         f"returns {expected}",
                         i,
                     )

@@ -76,10 +76,29 @@ def test_unsafe_candidates_are_named_with_their_line(body, says):
         ),
         pytest.param("\tnopw 0x0(%rax,%rax,1)\n\tret", id="nop-with-displacement"),
         pytest.param("1:\n\tdecq %rdi\n\tjnz 1b\n\tret", id="numeric-local-label"),
+        # AVX-512 decorators are not symbols (gcc -march=native on an AVX-512 machine: deflate_fast was "unsafe")
+        pytest.param("\tvpsubw %zmm5, %zmm2, %zmm1{%k1}{z}\n\tret", id="avx512-zeroing-mask"),
+        pytest.param("\tvaddps (%rdi){1to16}, %zmm1, %zmm2\n\tret", id="avx512-broadcast"),
+        pytest.param("\tvaddps {rn-sae}, %zmm1, %zmm2, %zmm3\n\tret", id="avx512-rounding"),
     ],
 )
 def test_ordinary_code_passes(body):
     assert screen(fn(body), ORIGINAL) == []
+
+
+def test_a_call_to_a_helper_whose_name_starts_with_r_is_a_direct_call():
+    """`call read_buf` (zlib's deflate_fast at -O2, its static helper out of line) is not `call rax`."""
+    helper = "\t.type read_buf, @function\nread_buf:\n\tret\n"
+    original = ORIGINAL + helper
+    assert screen(fn("\tcall read_buf\n\tret") + helper, original) == []
+    assert any("indirect call" in p for p in screen(fn("\tcall %r11\n\tret"), original))
+    assert any("indirect call" in p for p in screen(fn("\tcall r11d\n\tret"), original))
+
+
+def test_a_symbol_hidden_beside_an_avx512_decorator_is_still_seen():
+    problems = screen(fn("\tvaddps environ(%rip){1to16}, %zmm1, %zmm2\n\tret"), ORIGINAL)
+    assert any("references 'environ'" in p for p in problems), problems
+    assert any("references 'system'" in p for p in screen(fn("\tvaddps {system}, %zmm1, %zmm2\n\tret"), ORIGINAL))
 
 
 def _compilers():

@@ -36,7 +36,7 @@ def split(tmp_path_factory):
 
 def _c_candidate(tmp: Path, name: str, body: str) -> Path:
     src = tmp / f"{name}.c"
-    src.write_text(f"__attribute__((noinline)) int popcount(unsigned long x) {{ {body} }}\n")
+    src.write_text(f"#include <time.h>\n__attribute__((noinline)) int popcount(unsigned long x) {{ {body} }}\n")
     cfg = BuildConfig("gcc", ("-O3",), "test", str(tmp))
     obj = tmp / f"{name}.o"
     build.assemble(cut_function(build.compile_to_asm(src, cfg, tmp / f"{name}.s"), "popcount").text, obj)
@@ -73,3 +73,29 @@ def test_a_correct_candidate_passes_on_every_input_of_every_part(split):
     chk = h.check(obj, "right")
     assert chk.ok, chk.detail
     assert chk.inputs == h.checked == h.n_inputs - h.skipped
+
+
+def test_a_candidate_that_loops_on_one_late_input_is_out_of_time_there(split):
+    """The part it loops in is not run again whole: that input alone loops again (_late_hold)."""
+    h, tmp, i, x = split
+    obj = _c_candidate(
+        tmp, "loop_late", f'if (x == {x}UL) for (;;) __asm__ volatile(""); return __builtin_popcountl(x);'
+    )
+    chk = h.check(obj, "loop_late")
+    assert (chk.ok, chk.reason, chk.inputs) == (False, "timeout", i), chk.detail
+    assert f"popcount(x={x})" in chk.detail and f"no result within {h.later_ms}-" in chk.detail
+
+
+def test_a_candidate_slower_than_the_originals_limit_on_one_input_but_right_passes(split):
+    """The original's inputs each had the short limit (20-40 ms); a candidate gets five times that on
+    each input the original finished, so one that takes 50 ms there (or a busy machine) is not out of time."""
+    h, tmp, _, x = split
+    assert h.input_ms == 20 and h.later_ms == 100
+    body = (
+        f"if (x == {x}UL) {{ struct timespec a, b; clock_gettime(CLOCK_MONOTONIC, &a);"
+        " do clock_gettime(CLOCK_MONOTONIC, &b); while ((b.tv_sec - a.tv_sec) * 1000000000L + b.tv_nsec - a.tv_nsec"
+        " < 50000000L); } return __builtin_popcountl(x);"
+    )
+    obj = _c_candidate(tmp, "slow_late", body)
+    chk = h.check(obj, "slow_late")
+    assert chk.ok, chk.detail
