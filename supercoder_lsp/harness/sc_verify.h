@@ -282,6 +282,18 @@ static void sc_start_ticks(void) {
 static volatile uint64_t sc_watch_seen = ~0ULL;
 static volatile unsigned sc_watch_looks;
 static unsigned sc_later_ticks = 1, sc_allowed = 1;
+/* SC_INPUT_FLOOR_MS (the original's first run with the short limit): an input runs out of time after
+ * 50 times the slowest input this process returned from so far (a crash is no result to compare, and
+ * one that first copies megabytes takes ms: deflate_fast's would allow every input 20), at least the floor
+ * and at most SC_INPUT_MS, a look every ms. Inputs that loop for ever cost a few ms each instead of
+ * 20-40 where the function's other inputs take microseconds (zlib's deflate_fast on generated states:
+ * one in sixty loops, 25 of its 40 s); a function with slower inputs keeps the whole short limit. */
+static unsigned sc_floor_looks, sc_max_looks;
+static uint64_t sc_slowest_ns;
+static unsigned sc_first_allowed(void) {
+    uint64_t looks = (50 * sc_slowest_ns + 999999) / 1000000;
+    return looks < sc_floor_looks ? sc_floor_looks : looks > sc_max_looks ? sc_max_looks : (unsigned)looks;
+}
 static void sc_on_alarm(int sig) {
     if (sc_in_call && sc_watch_seen == sc_cur) {
         if (++sc_watch_looks < sc_allowed) return;
@@ -301,7 +313,14 @@ static void sc_start_watchdog(void) {
     if (ms && atoi(ms) > 0) sc_input_ms = (unsigned)atoi(ms);
     const char *later = getenv("SC_LATER_TICKS");
     if (later && atoi(later) > 0) sc_later_ticks = (unsigned)atoi(later);
-    struct timeval every = { sc_input_ms / 1000, (sc_input_ms % 1000) * 1000 };
+    const char *floor = getenv("SC_INPUT_FLOOR_MS");
+    unsigned every_ms = sc_input_ms;
+    if (floor && atoi(floor) >= 2 && (unsigned)atoi(floor) < sc_input_ms) {
+        sc_floor_looks = (unsigned)atoi(floor);
+        every_ms = 1; /* a look every ms: an input runs out of time after its allowed looks (sc_first_allowed) */
+        sc_max_looks = sc_input_ms;
+    }
+    struct timeval every = { every_ms / 1000, (every_ms % 1000) * 1000 };
     struct itimerval t = { every, every };
     setitimer(ITIMER_REAL, &t, NULL);
 }
@@ -461,9 +480,14 @@ int main(int argc, char **argv) {
         sc_gen(sc_cur, in);
         unsigned char mark = sc_cur < sc_nskip ? sc_skip[sc_cur] : 0;
         int skipped = mark == 1 || (sc_only_recorded && generated);
-        sc_allowed = mark == 2 ? 1 : sc_later_ticks;
+        sc_allowed = sc_floor_looks ? sc_first_allowed() : mark == 2 ? 1 : sc_later_ticks;
         if (skipped) { rec[0] = SC_TIMED_OUT; rec[1] = 0; rec[2] = 0; }
-        else rec[0] = sc_one(in, &rec[1], &rec[2]);
+        else if (sc_floor_looks) {
+            uint64_t t0 = sc_now_ns();
+            rec[0] = sc_one(in, &rec[1], &rec[2]);
+            uint64_t took = sc_now_ns() - t0;
+            if (!(rec[0] & (SC_TIMED_OUT | SC_CRASHED)) && took > sc_slowest_ns) sc_slowest_ns = took;
+        } else rec[0] = sc_one(in, &rec[1], &rec[2]);
         int abi = (rec[0] & (SC_CRASHED | SC_TIMED_OUT)) ? SC_ABI_NONE : sc_abi();
         if (abi != SC_ABI_NONE && (sc_mode & 32)) { /* the original's own: outside its domain */
             rec[0] = SC_CRASHED | SC_ABI_BROKEN; rec[1] = (uint64_t)abi; rec[2] = 0;

@@ -67,6 +67,9 @@ MODE_PROGRAM_STATE = 2
 MODE_FLIP_SIDES = 4
 INPUT_MS = 1000  # an input runs out of time after one to two of these, where most inputs need over SHORT_INPUT_MS
 SHORT_INPUT_MS = 20  # ... or else of these (FunctionHarness._first_run)
+FLOOR_MS = (
+    4  # with the short limit, the original's first run allows 50 times its slowest input, at least this (sc_verify.h)
+)
 LATER_FACTOR = 5  # runs after the original's first (self-check, coverage, candidates) allow this many times its limit
 MODE_STOP_SLOW = 16  # the baseline's first run: stop when most inputs run out of time (EXIT_SLOW)
 MODE_ORIGINAL = 32  # a run of the original: where it breaks the calling convention, that input is ABI_BROKEN
@@ -301,6 +304,8 @@ class FunctionHarness:
         # and those it crashed on its limit (skip.bin: sc_on_alarm)
         if self.input_ms != INPUT_MS:
             env = {**env, "SC_INPUT_MS": str(self.input_ms)}
+        if mode & MODE_STOP_SLOW and self.input_ms == SHORT_INPUT_MS:  # 50 times its slowest finished input
+            env["SC_INPUT_FLOOR_MS"] = str(FLOOR_MS)
         if not mode & MODE_STOP_SLOW and self.later_ms != self.input_ms:
             env["SC_LATER_TICKS"] = str(self.later_ms // self.input_ms)
         if self.skip_file is not None and "SC_SKIP" not in env:
@@ -601,7 +606,11 @@ class FunctionHarness:
 
     def describe_inputs(self) -> str:
         crashes = self.skipped - self.outside_recorded - self.outside_generated - self.not_run
-        limit = f" (over {self.input_ms}-{2 * self.input_ms} ms each)" if self.input_ms != INPUT_MS else ""
+        limit = (
+            f" (over {FLOOR_MS}-{self.input_ms} ms each, 50 times its slowest other input)"
+            if self.input_ms != INPUT_MS
+            else ""
+        )
         skipped = (
             (
                 f", {self.not_run:,} generated inputs not run: the -O3 original used its {self.budget_seconds:g}s "

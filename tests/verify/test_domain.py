@@ -44,11 +44,14 @@ def test_a_users_bound_is_kept_and_not_narrowed(tmp_path):
 
 def test_inputs_the_original_never_returns_on_are_skipped_quickly_and_the_rest_compared(tmp_path):
     """zlib's multmodp never returns for a == 0, which about one generated input in seventy has. The
-    harness gives each input 20-40 ms from the first (the long limit is for functions where most inputs need
-    more), and never runs those inputs again for a candidate (each would cost the limit again); every other
+    harness gives each input 50 times its slowest other one, 4-20 ms, from the first (the long limit is for
+    functions where most inputs need more), and never runs those inputs again for a candidate (each would cost the limit again); every other
     input is compared."""
     res = _run(tmp_path, "mult_wrong", src="mult", fn="multmodp")
-    assert "skipped: the -O3 original crashes or runs out of time on them (over 20-40 ms each)" in res.harness
+    assert (
+        "skipped: the -O3 original crashes or runs out of time on them (over 4-20 ms each, 50 times its slowest other input)"
+        in res.harness
+    )
     [c] = res.candidates
     assert c.reason == "wrong-output" and "multmodp(a=1," in c.detail, c.detail
     assert res.candidates[0].stage_seconds.get("verify", 0) < 30
