@@ -43,11 +43,21 @@ def needed_symbols(plan: Plan, base_obj: Path) -> list[str]:
     return inspect_object(base_obj).undefined + statics
 
 
-def build_harness(ctx: FileContext, fn: CFunction, plan: Plan, base_obj: Path, fdir: Path, opts: Options, rec):
+def build_harness(
+    ctx: FileContext,
+    fn: CFunction,
+    plan: Plan,
+    base_obj: Path,
+    fdir: Path,
+    opts: Options,
+    rec,
+    first_look: Callable[[FunctionHarness], None] | None = None,
+):
     """Build the function harness; link the rest of the file when the function needs it. `rec` is
     what the program's runs recorded (program_recording). Where the -O3 original runs out of time or
     fails on most generated inputs, its integer parameters are narrowed (harness.plan.narrowed) and the
-    harness says so; the harness's own plan (`h.plan`) is the one its inputs follow."""
+    harness says so; the harness's own plan (`h.plan`) is the one its inputs follow. `first_look` (the
+    editor's) gets a harness of the first inputs first, where the original is slow (FunctionHarness.prepare)."""
     flags = ctx.library_flags()
 
     def coverage(h: FunctionHarness) -> Coverage | str:
@@ -55,7 +65,7 @@ def build_harness(ctx: FileContext, fn: CFunction, plan: Plan, base_obj: Path, f
 
     try:
         h, support, narrowing, cov = ctx.linked(
-            lambda sup: _prepare(ctx, fn, plan, base_obj, fdir, opts, rec, sup, coverage),
+            lambda sup: _prepare(ctx, fn, plan, base_obj, fdir, opts, rec, sup, coverage, first_look),
             needed_symbols(plan, base_obj),
         )
     except build.BuildError as e:
@@ -94,6 +104,7 @@ def _prepare(
     rec,
     support,
     coverage: Callable[[FunctionHarness], Coverage | str],
+    first_look: Callable[[FunctionHarness], None] | None = None,
 ):
     """The harness linked with `support`, its baseline run, and its `coverage` measured after the
     self-check: (harness, support, narrowing, coverage). Inputs the original is outside its domain on
@@ -114,7 +125,7 @@ def _prepare(
             budget_seconds=opts.baseline_seconds,
         )
         try:
-            cov = h.prepare(base_obj, lambda: coverage(h))  # noqa: B023 (called before h changes)
+            cov = h.prepare(base_obj, lambda: coverage(h), first_look)  # noqa: B023 (called before h changes)
             return h, support, narrowing, cov
         except OutsideDomain as e:
             nxt = None

@@ -77,16 +77,10 @@ class Judge:
 
     def __call__(self, cand: Candidate) -> CandidateResult:
         """The candidate through every check in order; the first that fails is its verdict."""
-        r = CandidateResult(
-            cand.label, cand.origin, REJECTED, None, "", cand.assembly, source_change=cand.source_change
-        )
+        r = _rejected(cand)
         sw = Stopwatch(r.stage_seconds)
         try:
-            self._usable_and_new(cand)
-            self._screen_text(cand, r)
-            cobj = self._assemble_and_screen_object(cand, sw)
-            self._cpu(cand)
-            self._function_harness(cand, cobj, r, sw)
+            cobj = self._up_to_harness(cand, r, sw)
             cand_exe = self._program_tests(cand, cobj, r, sw)
             self._covered(r)
             self._prove(cobj, r, sw)
@@ -98,7 +92,32 @@ class Judge:
             r.reason, r.detail = e.reason, e.detail
         return r
 
+    def first_look(self, cand: Candidate) -> CandidateResult | None:
+        """The checks up to the function harness's, with this judge's harness (one of the first inputs:
+        first_look.py): the verdict where one fails, else None (none yet)."""
+        r = _rejected(cand)
+        try:
+            self._up_to_harness(cand, r, Stopwatch(r.stage_seconds))
+        except Rejected as e:
+            r.reason, r.detail = e.reason, e.detail
+            return r
+        return None
+
+    def adopt(self, cand: Candidate, r: CandidateResult) -> CandidateResult:
+        """A verdict on `cand` given by another judge (first_look.py), noted: the same code again is a duplicate."""
+        self.seen.setdefault(_normalized(cand.assembly), cand.label)
+        return r
+
     # -- the checks, in order; each raises Rejected ------------------------------------
+    def _up_to_harness(self, cand: Candidate, r: CandidateResult, sw: Stopwatch) -> Path:
+        """The checks up to the function harness's, that one included: the candidate's object."""
+        self._usable_and_new(cand)
+        self._screen_text(cand, r)
+        cobj = self._assemble_and_screen_object(cand, sw)
+        self._cpu(cand)
+        self._function_harness(cand, cobj, r, sw)
+        return cobj
+
     def _usable_and_new(self, cand: Candidate) -> None:
         if cand.problem:
             raise Rejected("unusable", cand.problem)
@@ -384,6 +403,11 @@ class Judge:
             )
             self._reference_program = exe
         return self._reference_program
+
+
+def _rejected(cand: Candidate) -> CandidateResult:
+    """The candidate's result before any check: rejected until the last one passes."""
+    return CandidateResult(cand.label, cand.origin, REJECTED, None, "", cand.assembly, source_change=cand.source_change)
 
 
 def _normalized(asm: str) -> str:

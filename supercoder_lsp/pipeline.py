@@ -26,6 +26,7 @@ from .asm.statics import shared_statics
 from .cache import Cache
 from .environment import cache_key, environment
 from .file_context import FileContext
+from .first_look import FirstLook
 from .harness.plan import OUTPUT_FUNCTIONS, Plan, make_plan, probe_past_types
 from .harness_setup import build_harness, needed_symbols, own_program_recording, program_recording
 from .hotness import ProfileError, callgrind_profile, rank
@@ -252,14 +253,15 @@ class Pipeline:
             plan = Plan(
                 False, f"it writes output ({', '.join(writes)}), which the function harness does not compare", [], None
             )
-        harness, timer = self._harness_and_timer(ctx, fn, plan, base_obj, fdir, res, sw)
+        request = ProposalRequest(fn, ctx.path, ctx.text, cut.text, ctx.cfg, fdir)
+        first = self._first_look(ctx, fn, cut, base_obj, fdir, res, request) if self.on_update else None
+        harness, timer = self._harness_and_timer(ctx, fn, plan, base_obj, fdir, res, sw, first)
         if harness is None and not ctx.tests:
             res.status = "unsupported"
             ask = "" if "--tests" in res.harness else "; give program tests with --tests DIR"
             res.detail = f"cannot verify candidates: {res.harness}{ask}"
             return
         rest_obj = ctx.rest_object(fn) if ctx.tests or self.opts.bench_input or self.opts.workload else None
-        request = ProposalRequest(fn, ctx.path, ctx.text, cut.text, ctx.cfg, fdir)
         judge = Judge(
             ctx,
             fn,
@@ -280,11 +282,36 @@ class Pipeline:
         )
         if harness is not None and harness.coverage is not None:
             res.coverage = coverage_json(harness)
-        for proposer in self.proposers:
-            batch = self._round(proposer, request, judge, res, sw)
+        for k, proposer in enumerate(self.proposers):
+            batch = self._round(proposer, request, judge, res, sw, first if k == 0 else None, harness)
             self._refine(proposer, request, judge, res, sw, batch)
         self._prove_best(judge, res)
         self._summarize(res)
+
+    def _first_look(
+        self, ctx: FileContext, fn: CFunction, cut, base_obj: Path, fdir: Path, res: FunctionResult, request
+    ) -> FirstLook | None:
+        """The editor's first verdicts, on the first inputs, while the original runs on the rest (first_look.py)."""
+        if not self.proposers or self.on_update is None:
+            return None
+        show = self.on_update
+        proposer = self.proposers[0]
+        proposer.note = None  # a failure from an earlier function is already reported
+        (fdir / "first").mkdir(exist_ok=True)
+
+        def judge_on(early) -> Judge:
+            refs = ctx.data_sizes() if cut.external_refs else {}
+            features = instruction_features(cut.text)
+            return Judge(
+                ctx, fn, cut.text, features, early, None, None, fdir / "first", base_obj=base_obj, extern_sizes=refs
+            )
+
+        return FirstLook(
+            proposer.propose(request, self.opts.samples),
+            judge_on,
+            lambda verdicts: show(dataclasses.replace(res, status=RUNNING, candidates=list(verdicts), best=None)),
+            lambda message: self.progress(fn.name, message),
+        )
 
     def _cut(self, ctx: FileContext, fn: CFunction, res: FunctionResult, fdir: Path, sw: Stopwatch):
         """The function's -O3 assembly, cut out and assembled alone; None (with the reason) when it cannot be."""
@@ -321,8 +348,10 @@ class Pipeline:
         fdir: Path,
         res: FunctionResult,
         sw: Stopwatch,
+        first: FirstLook | None = None,
     ):
-        """The function harness (recording the baseline's outputs) and the timing driver, or None for either."""
+        """The function harness (recording the baseline's outputs) and the timing driver, or None for either;
+        `first` looks at the first candidates on the first inputs on the way (first_look.py)."""
         self.progress(fn.name, "harness")
         if plan.supported and any(p.probe for p in plan.params):
             with sw("harness"):
@@ -358,7 +387,7 @@ class Pipeline:
             # compile the timing driver while the verification harness is built and run
             with ThreadPoolExecutor(max_workers=1) as pool:
                 early = pool.submit(make_timer, ())
-                harness, support, res.harness = build_harness(ctx, fn, plan, base_obj, fdir, self.opts, rec)
+                harness, support, res.harness = build_harness(ctx, fn, plan, base_obj, fdir, self.opts, rec, first)
                 try:
                     early_timer = early.result()
                 except build.BuildError:
@@ -417,17 +446,37 @@ class Pipeline:
             return Plan(False, f"its buffer sizes could not be probed: {e.what}: {e.output[-300:]}", [], None)
 
     def _round(
-        self, proposer, req: ProposalRequest, judge: Judge, res: FunctionResult, sw: Stopwatch
+        self,
+        proposer,
+        req: ProposalRequest,
+        judge: Judge,
+        res: FunctionResult,
+        sw: Stopwatch,
+        first: FirstLook | None = None,
+        harness=None,
     ) -> list[tuple[Candidate, CandidateResult]]:
-        """One round of one proposer: its candidates one at a time (the first win shows early)."""
+        """One round of one proposer: its candidates one at a time (the first win shows early). With `first`,
+        the candidates it drew come first, and its verdicts stand where they hold for `harness`."""
         name, done = req.function.name, []
-        proposer.note = None  # a failure from an earlier function or round is already reported
+        if first is None:
+            proposer.note = None  # a failure from an earlier function or round is already reported
         self.progress(name, f"propose ({proposer.name})")
-        stream = proposer.propose(req, self.opts.samples)
+        stream = first.stream if first is not None else proposer.propose(req, self.opts.samples)
+        drawn = list(first.drawn) if first is not None else []
+        failed = first.error if first is not None else None
         for i in range(self.opts.samples):
+            early: CandidateResult | None = None
+            cand: Candidate | None = None
             with sw("propose"):
                 try:
-                    cand = next(stream, None)
+                    if drawn:
+                        cand, early = drawn.pop(0)
+                    elif failed is not None:  # where the first look's draw failed
+                        err: Exception = failed
+                        failed = None
+                        raise err
+                    else:
+                        cand = next(stream, None)
                 except Exception as e:  # a proposer's own failure: say so, keep what the others found
                     note = f"{proposer.name} proposer failed on {name} (round {req.round}): {type(e).__name__}: {e}"
                     log.warning(note, exc_info=True)
@@ -438,7 +487,10 @@ class Pipeline:
             self.progress(name, f"{proposer.name}: {cand.label}", i, self.opts.samples)
             if cand.label in {c.label for c in res.candidates}:
                 cand.label = f"{cand.label}-{len(res.candidates)}"
-            r = judge(cand)
+            kept = first.verdict(harness, early) if first is not None else None
+            if kept is not None:
+                kept.label = cand.label
+            r = judge.adopt(cand, kept) if kept is not None else judge(cand)
             res.candidates.append(r)
             done.append((cand, r))
             if self.on_update:  # the editor shows each verdict as it comes: a win (once no proof is to come), or

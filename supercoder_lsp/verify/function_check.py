@@ -13,6 +13,7 @@ candidate must not crash where the original does not.
 
 from __future__ import annotations
 
+import copy
 import os
 import re
 import shutil
@@ -60,6 +61,10 @@ BASELINE_SECONDS = 120
 MAX_PARTS = 4  # a run over the inputs is split over up to this many cores (FunctionHarness._run_parts) ...
 MIN_SPLIT = 1000  # ... where it has at least this many
 MAX_LATE = 4  # of the inputs out of time in a part run where the original finished them, this many tried alone
+FIRST_LOOK = 20_000  # inputs of the editor's first verdicts (FunctionHarness._first_look) ...
+FIRST_LOOK_SECONDS = (
+    15  # ... where its three runs over all inputs would take this, from a tenth of those (deflate_fast 17)
+)
 SAMPLE = 10_000  # inputs on which a second state of the globals is tried before a whole run (_better_on_sample)
 HARNESS_SYMBOL = "sc_fn"
 MODE_RANDOM_GLOBALS = 1
@@ -390,14 +395,25 @@ class FunctionHarness:
                 return False
         return True
 
-    def prepare(self, base_obj: Path, after: Callable[[], T] | None = None) -> T | None:
+    def prepare(
+        self,
+        base_obj: Path,
+        after: Callable[[], T] | None = None,
+        first_look: Callable[[FunctionHarness], None] | None = None,
+    ) -> T | None:
         """Build the harness and record the baseline's outputs on every input; then `after()` (coverage,
         which runs the original over the inputs compared), whose result is returned. Every run is split
         over the cores (_run_parts), one after another: coverage run beside the self-check, as it was, had
-        to run again wherever the self-check left inputs out (trees.c's send_tree: 3 s of its 11)."""
+        to run again wherever the self-check left inputs out (trees.c's send_tree: 3 s of its 11). Before
+        all that, where the original is slow on them, `first_look` gets a harness of the first FIRST_LOOK
+        inputs (_first_look)."""
         self._build_runtime()
         exe = self.link(base_obj, "baseline")
         self.base_exe = exe
+        if first_look is not None:
+            early = self._first_look(exe)
+            if early is not None:
+                first_look(early)
         rec = None
         state = MODE_PROGRAM_STATE if self.n_states else 0
         budget = {"SC_BUDGET_MS": str(int(self.budget_seconds * 1000))}
@@ -452,6 +468,41 @@ class FunctionHarness:
             self.outside_generated = self.n_inputs - self.n_recorded
         # after the self-check, which may leave inputs out: coverage goes over the ones compared
         return after() if after else None
+
+    def _first_look(self, exe: Path) -> FunctionHarness | None:
+        """A harness of the first FIRST_LOOK inputs, in the same binary (an input is generated from its
+        index): the original's run and self-check on them, with the globals' first state. A candidate it
+        finds wrong, crashing, out of time or breaking the calling convention is so on an input of the whole
+        harness: a verdict the editor shows before the original has run on every input (deflate_fast's 30 s);
+        one it passes has none yet. None where the original's run, self-check and coverage over every input
+        would take under FIRST_LOOK_SECONDS (told from its run on a tenth of the first inputs: inflate's 11 s,
+        where the first look cost more than it gave), or its run or self-check on them did not end cleanly
+        (prepare decides those)."""
+        if self.total < 2 * FIRST_LOOK or self.n_states:
+            return None
+        mode = MODE_RANDOM_GLOBALS if self.support else 0
+        # a tenth of them first, in one process: where the original is fast, that is all it costs (adler32_z)
+        taste = self._run(exe, FIRST_LOOK // 10, mode | MODE_STOP_SLOW, BASELINE_SECONDS + 10)
+        cores = min(len(os.sched_getaffinity(0)), MAX_PARTS)
+        whole = 3 * taste.run.seconds * self.total / (FIRST_LOOK // 10) / cores  # the original's three runs
+        if taste.run.returncode != 0 or whole < FIRST_LOOK_SECONDS:
+            return None
+        q = copy.copy(self)
+        q.total, q.parts, q.n_recorded, q.recorded, q.skip_file, q.mode = FIRST_LOOK, 0, 0, None, None, mode
+        r = q._run_parts(exe, FIRST_LOOK, q.mode | MODE_STOP_SLOW, BASELINE_SECONDS + 10, rerun=False)
+        if r.run.returncode != 0 or len(r.status) != FIRST_LOOK:
+            return None
+        try:
+            q._adopt(r, sum(1 for i in range(FIRST_LOOK) if r.failed(i)))
+            q._self_check(exe)
+        except RuntimeError:
+            return None
+        return q
+
+    def same_inputs(self, early: FunctionHarness) -> bool:
+        """Whether a verdict of `early` (_first_look) holds for this harness, once prepared: its inputs are
+        the same (neither narrowed, nor only the program's calls) with the globals in the same state."""
+        return early.mode == self.mode and early.plan is self.plan and not self.only_recorded
 
     @property
     def later_ms(self) -> int:

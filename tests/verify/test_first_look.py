@@ -1,0 +1,70 @@
+"""In the editor (the pipeline's on_update), where the -O3 original is slow on the generated inputs, the
+first candidates are checked on a harness of the first inputs before the original has run on the rest
+(first_look.py): a wrong one shows at once, and that verdict stands; a right one waits for the whole harness."""
+
+from __future__ import annotations
+
+from support import FIXTURES
+
+from supercoder_lsp import build
+from supercoder_lsp.asm.cut import cut_function
+from supercoder_lsp.model import BuildConfig
+from supercoder_lsp.pipeline import Options, Pipeline
+from supercoder_lsp.verify import function_check
+
+BUDGET = FIXTURES / "verify" / "budget"
+
+
+def _run(tmp, monkeypatch, *, editor: bool):
+    # the first 2,000 inputs, however fast the original is on them (zlib's deflate_fast takes 30 s for
+    # the whole harness; this fixture a second)
+    monkeypatch.setattr(function_check, "FIRST_LOOK", 2000)
+    monkeypatch.setattr(function_check, "FIRST_LOOK_SECONDS", 0.0)
+    cands = tmp / "cands" / "slow_mix"
+    cands.mkdir(parents=True)
+    cfg = BuildConfig("gcc", ("-O3",), "test", str(BUDGET))
+    for name in ("slow_same", "slow_wrong"):
+        asm = build.compile_to_asm(BUDGET / f"{name}.c", cfg, tmp / f"{name}.s")
+        (cands / f"{name}.s").write_text(cut_function(asm, "slow_mix").text)
+    opts = Options(
+        proposers=("replay",),
+        candidates_dir=tmp / "cands",
+        functions=("slow_mix",),
+        n_random=6000,
+        use_cache=False,
+        proof_budget=0,
+        rounds=4,
+    )
+    updates: list = []
+    stages: list[str] = []
+
+    def progress(fn: str, stage: str, step=None, steps=None) -> None:
+        stages.append(stage)
+
+    pipe = Pipeline(opts, progress, on_update=updates.append if editor else None)
+    [res] = pipe.run(BUDGET / "slow.c").functions
+    return res, updates, stages
+
+
+def test_a_wrong_candidate_shows_before_the_original_has_run_on_every_input(tmp_path, monkeypatch):
+    res, updates, stages = _run(tmp_path, monkeypatch, editor=True)
+    assert [s for s in stages if s.startswith("first look")] == [
+        "first look: slow_same on 2,000 inputs",
+        "first look: slow_wrong on 2,000 inputs",
+    ]
+    first = updates[0]
+    # slow_same passes the first inputs (no verdict yet); slow_wrong, wrong on x % 64 == 37, does not
+    assert [(c.label, c.reason) for c in first.candidates] == [("slow_wrong", "wrong-output")]
+    assert first.harness == ""  # sent before the whole harness was described
+    assert "slow_mix(x=" in first.candidates[0].detail and "expected" in first.candidates[0].detail
+    by = {c.label: c for c in res.candidates}
+    assert list(by) == ["slow_same", "slow_wrong"]
+    assert by["slow_wrong"].reason == "wrong-output" and by["slow_wrong"].detail == first.candidates[0].detail
+    assert by["slow_same"].reason != "wrong-output" and by["slow_same"].inputs_checked > 2000, by["slow_same"].detail
+
+
+def test_the_command_line_has_no_first_look(tmp_path, monkeypatch):
+    res, _, stages = _run(tmp_path, monkeypatch, editor=False)
+    by = {c.label: c for c in res.candidates}
+    assert by["slow_wrong"].reason == "wrong-output"
+    assert not [s for s in stages if s.startswith("first look")], stages
