@@ -14,6 +14,7 @@ candidate must not crash where the original does not.
 from __future__ import annotations
 
 import copy
+import hashlib
 import os
 import re
 import shutil
@@ -227,7 +228,9 @@ class FunctionHarness:
         # the same text as the harness last built here (the file's objects tried after the function's alone,
         # then the project's: gz_comp's 1.1 s): its object is kept
         built = self.dir / "harness.o.c"
-        if built.is_file() and built.read_text() == text and (self.dir / "tramp.o").is_file():
+        # the recorded calls' bytes are in the object too (.incbin), not in the text
+        stamp = text + (f"\n/* {hashlib.sha256(self.recorded.blob).hexdigest()} */\n" if self.recorded else "")
+        if built.is_file() and built.read_text() == stamp and (self.dir / "tramp.o").is_file():
             return
         built.unlink(missing_ok=True)
         build.run_tool(
@@ -238,7 +241,7 @@ class FunctionHarness:
             ["gcc", "-c", str(_pkg_dir("supercoder_lsp.verify") / "tramp.S"), "-o", str(self.dir / "tramp.o")],
             "assemble trampoline",
         )
-        built.write_text(text)
+        built.write_text(stamp)
 
     def link(self, impl_obj: Path, tag: str) -> Path:
         """Link the harness with an object defining the function; raises BuildError."""
