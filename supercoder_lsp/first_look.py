@@ -11,14 +11,12 @@ once, and the first look costs the whole run a few seconds.
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
+from .judge import Judge
 from .model import Candidate, CandidateResult
 from .verify.function_check import FunctionHarness
-
-log = logging.getLogger(__name__)
 
 CANDIDATES = 2  # the most candidates checked on the first inputs; the first verdict there ends it
 
@@ -26,7 +24,7 @@ CANDIDATES = 2  # the most candidates checked on the first inputs; the first ver
 @dataclass
 class FirstLook:
     stream: Iterator[Candidate]  # the first proposer's candidates: the round goes on with the same
-    judge_on: Callable[[FunctionHarness], object]  # a Judge for a harness (its first_look method is used)
+    judge_on: Callable[[FunctionHarness], Judge]  # a judge with that harness (its first_look is used)
     show: Callable[[list[CandidateResult]], None]  # the verdicts so far, to the editor
     progress: Callable[[str], None]
     drawn: list[tuple[Candidate, CandidateResult | None]] = field(default_factory=list)
@@ -47,7 +45,7 @@ class FirstLook:
             if cand is None:
                 return
             self.progress(f"first look: {cand.label} on {early.n_inputs:,} inputs")
-            r = judge.first_look(cand)  # type: ignore[attr-defined]
+            r = judge.first_look(cand)
             self.drawn.append((cand, r))
             if r is not None:
                 self.show([v for _, v in self.drawn if v is not None])
