@@ -65,6 +65,9 @@ class CType:
     # tree_desc.stat_desc and static_l_desc, static_d_desc, static_bl_desc): (offset, ((symbol, byte offset
     # in it), ...)); generated inputs point there
     statics: tuple[tuple[int, tuple[tuple[str, int], ...]], ...] = ()
+    # the byte ranges [start, end) of its array members of debuginfo.ARRAY_RUN or more elements, whose
+    # elements generated inputs draw as one (harness/inputs_c.py): inflate_state's codes[1444]
+    arrays: tuple[tuple[int, int], ...] = ()
 
     @property
     def pointer_offsets(self) -> tuple[int, ...]:

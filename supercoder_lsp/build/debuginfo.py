@@ -115,13 +115,27 @@ def ctype_of(die, depth: int = 0) -> CType:
             die, shown = wider, f"{shown} (a {_struct_name(wider)} that begins with one)"
     size = _attr(die, "DW_AT_byte_size")
     if kind and isinstance(size, int) and size > 0 and "DW_AT_declaration" not in die.attributes:
-        fields = _fields(die, 0, 0)
+        runs: list[tuple[int, int]] = []
+        fields = _fields(die, 0, 0, runs=runs)
         if fields is not None:
             code, kinds, owned = _members_behind(die) if depth == 1 and kind == "struct" else ((), (), ())
             data = _data_pointers(die) if depth == 1 and kind == "struct" else ()
             statics = _static_pointers(die, {o for o, *_ in data}) if depth == 1 and kind == "struct" else ()
             return CType(
-                prefix + shown, "struct", 0, False, None, const, size, tuple(fields), code, owned, kinds, data, statics
+                prefix + shown,
+                "struct",
+                0,
+                False,
+                None,
+                const,
+                size,
+                tuple(fields),
+                code,
+                owned,
+                kinds,
+                data,
+                statics,
+                tuple(runs),
             )
     return CType(prefix + shown, "other")
 
@@ -231,10 +245,19 @@ def _members_behind(die) -> tuple[tuple[int, ...], tuple[str, ...], tuple[Owned,
         if not isinstance(size, int) or not 0 < size <= MAX_OWNED:
             continue
         back = tuple(o for o, t in _direct_pointers(target) if t is not None and t.offset == die.offset)
-        fields = _fields(target, 0, 0, MAX_OWNED_FIELDS)
+        runs: list[tuple[int, int]] = []
+        fields = _fields(target, 0, 0, MAX_OWNED_FIELDS, runs)
         if back and fields is not None:
             child = CType(
-                f"struct {_name(target) or '(anonymous)'}", "struct", 0, False, None, False, size, tuple(fields)
+                f"struct {_name(target) or '(anonymous)'}",
+                "struct",
+                0,
+                False,
+                None,
+                False,
+                size,
+                tuple(fields),
+                arrays=tuple(runs),
             )
             owned.append((off, child, back, _data_pointers(target)))
     return tuple(code), tuple(kinds), tuple(owned)
@@ -386,9 +409,13 @@ MAX_FIELDS = 4096
 Field = tuple[int, str, int, bool]  # (byte offset, "int" | "bool" | "float" | "pointer", bits, signed)
 
 
-def _fields(die, base: int, depth: int, most: int = MAX_FIELDS) -> list[Field] | None:
+ARRAY_RUN = 16  # elements of an array member from which generated inputs draw it as one (CType.arrays)
+
+
+def _fields(die, base: int, depth: int, most: int = MAX_FIELDS, runs: list | None = None) -> list[Field] | None:
     """The scalar leaves of a type at `base`, or None when its layout is not fully known (or has more
-    than `most` of them)."""
+    than `most` of them). Into `runs`, where given: the byte ranges of its arrays of ARRAY_RUN or more
+    elements (the outermost ones: inflate_state's codes[1444])."""
     die = _strip(die)
     if die is None or depth > 8:
         return None
@@ -409,7 +436,7 @@ def _fields(die, base: int, depth: int, most: int = MAX_FIELDS) -> list[Field] |
             loc = _attr(m, "DW_AT_data_member_location") or 0
             if not isinstance(loc, int) or "DW_AT_bit_size" in m.attributes:
                 return None  # a bit-field: its bits are not a field of their own
-            inner = _fields(_type_of(m), base + loc, depth + 1, most)
+            inner = _fields(_type_of(m), base + loc, depth + 1, most, runs)
             if inner is None:
                 return None
             out += inner
@@ -427,6 +454,8 @@ def _fields(die, base: int, depth: int, most: int = MAX_FIELDS) -> list[Field] |
         inner, size = _fields(elem, 0, depth + 1, most), _byte_size(elem)
         if inner is None or count is None or size is None or count * len(inner) > most:
             return None
+        if runs is not None and count >= ARRAY_RUN and inner:
+            runs.append((base, base + count * size))
         return [(base + i * size + o, k, b, sg) for i in range(count) for o, k, b, sg in inner]
     return None
 

@@ -359,6 +359,21 @@ def _field_dict(plan: Plan, off: int) -> tuple[int, int]:
     return 0, 0
 
 
+def _run_of(arrays: tuple[tuple[int, int], ...], off: int) -> int:
+    """1 + the index of the big array member (CType.arrays) holding the field at `off`; 0 where none does."""
+    return next((q + 1 for q, (lo, hi) in enumerate(arrays) if lo <= off < hi), 0)
+
+
+def _runs_drawn(name: str, n: int, indent: str = "") -> list[str]:
+    """C that draws, per input, the way each of `n` big array members is given (sc_runs_draw)."""
+    if not n:
+        return []
+    return [
+        f"{indent}      unsigned char sc_how{name}[{n}], sc_b{name}[{n}];"
+        f" sc_runs_draw(&r, sc_how{name}, sc_b{name}, {n});"
+    ]
+
+
 def _record_fields(k: int, p: ParamPlan, dictionary: bool, plan: Plan | None = None) -> list[str]:
     """A struct's integer fields drawn one by one (small values, bit lengths, powers of two, as scalar
     parameters get them; zero one time in eight, as an `err` that must be Z_OK is): random bytes would
@@ -369,7 +384,8 @@ def _record_fields(k: int, p: ParamPlan, dictionary: bool, plan: Plan | None = N
     rows = []
     for off, kind, bits, signed in p.fields:
         start, count = _field_dict(plan, off) if plan is not None and kind != "bool" else (0, 0)
-        rows.append(f"{{{off}, {int(kind == 'bool')}, {bits}, {int(signed)}, {start}, {count}}}")
+        run = 0 if count else _run_of(p.arrays, off)
+        rows.append(f"{{{off}, {int(kind == 'bool')}, {bits}, {int(signed)}, {start}, {count}, {run}}}")
     if rows:  # a table and a loop: zlib's deflate_state has 2,900 fields, one line each took seconds to compile
         # zero one time in eight: an err, a count
         draw = "(sc_below(&r, 8) == 0 ? 0 : sc_rand_int(&r, (int)f[2], (int)f[3]))"
@@ -378,13 +394,23 @@ def _record_fields(k: int, p: ParamPlan, dictionary: bool, plan: Plan | None = N
         if plan is not None and plan.field_constants:  # a field the original compares with constants: one
             # of them, one time in two
             draw = f"(f[5] ? (sc_below(&r, 2) == 0 ? sc_fdict[f[4] + sc_below(&r, f[5])] : {draw}) : {draw})"
+        nr = len(p.arrays)
         out += [
-            f"    {{ static const uint32_t sc_rf{k}[][6] = {{{', '.join(rows)}}};",
+            f"    {{ static const uint32_t sc_rf{k}[][7] = {{{', '.join(rows)}}};",
+            *_runs_drawn(f"{k}", nr),
             f"      for (size_t t = 0; t < {len(rows)}; t++) {{ const uint32_t *f = sc_rf{k}[t];",
             # whatever the pattern: a byte other than 0 or 1 is not a _Bool
             f"        if (f[1]) {{ ((unsigned char *)a{k})[f[0]] = (unsigned char)(sc_next(&r) & 1); continue; }}",
+            *(
+                [
+                    f"        if (f[6] && pat{k} == 2 && sc_run_field((unsigned char *)a{k} + f[0], f[2] / 8,"
+                    f" sc_how{k}[f[6] - 1], sc_b{k}[f[6] - 1])) continue;"
+                ]
+                if nr
+                else []
+            ),
             f"        if (pat{k} == 2 && (f[5] || sc_below(&r, 8) != 0)) {{ uint64_t v = {draw};"
-            f" memcpy((unsigned char *)a{k} + f[0], &v, f[2] / 8); }} }}",
+            f" sc_put((unsigned char *)a{k} + f[0], v, f[2] / 8); }} }}",
             # one random input in two: up to four fields are another one's value (half the time), or one off
             # (a `have` checked against a `size`: wrong only where they are equal, which two draws almost never are)
             f"      if (pat{k} == 2 && sc_below(&r, 2) == 0) for (int q = 1 + (int)sc_below(&r, 4); q > 0; q--) {{",
@@ -532,15 +558,27 @@ def _owned(plan: Plan, k: int, p: ParamPlan) -> list[str]:
             draw = f"(sc_below(&r, 8) == 0 ? sc_dict[sc_below(&r, SC_NDICT)] : {draw})"
         if plan.field_constants:  # a field the original compares with constants: one of them, one time in two
             draw = f"(f[4] && sc_below(&r, 2) == 0 ? sc_fdict[f[3] + sc_below(&r, f[4])] : {draw})"
-        rows = ", ".join(f"{{{o}, {b}, {sg}, {st}, {cn}}}" for o, b, sg, st, cn in ints) or "{0, 0, 0, 0, 0}"
+        nr = len(owned.arrays)
+        rows = (
+            ", ".join(
+                f"{{{o}, {b}, {sg}, {st}, {cn}, {0 if cn else _run_of(owned.arrays, o)}}}" for o, b, sg, st, cn in ints
+            )
+            or "{0, 0, 0, 0, 0, 0}"
+        )
+        run = (
+            f" if (f[5] && sc_run_field(c + f[0], f[1] / 8, sc_howo{j}[f[5] - 1], sc_bo{j}[f[5] - 1])) continue;"
+            if nr
+            else ""
+        )
         out += [
-            f"        static const uint32_t sc_of{j}[][5] = {{{rows}}};",
+            f"        static const uint32_t sc_of{j}[][6] = {{{rows}}};",
             f"        static const uint32_t sc_op{j}[] = {{{', '.join(map(str, nulls)) or '0'}}};",
             f"        static const uint32_t sc_ob{j}[] = {{{', '.join(map(str, bools)) or '0'}}};",
             f"        unsigned char *c = sc_guard_place(&sc_rg[{j}], {size}, at_start);",
             f"        sc_pool_fill(&r, c, {size});",
-            f"        for (size_t t = 0; t < {len(ints)}; t++) {{ const uint32_t *f = sc_of{j}[t];"
-            f" if (f[4] || sc_below(&r, 8) != 0) {{ uint64_t v = {draw}; memcpy(c + f[0], &v, f[1] / 8); }} }}",
+            *_runs_drawn(f"o{j}", nr, "    "),
+            f"        for (size_t t = 0; t < {len(ints)}; t++) {{ const uint32_t *f = sc_of{j}[t];{run}"
+            f" if (f[4] || sc_below(&r, 8) != 0) {{ uint64_t v = {draw}; sc_put(c + f[0], v, f[1] / 8); }} }}",
             f"        for (size_t t = 0; t < {len(bools)}; t++) c[sc_ob{j}[t]] = (unsigned char)(sc_next(&r) & 1);",
             f"        for (size_t t = 0; t < {len(nulls)}; t++) memset(c + sc_op{j}[t], 0, 8);",
         ]

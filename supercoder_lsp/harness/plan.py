@@ -76,6 +76,7 @@ class OwnedPlan:
     # element count of its own array they may point into, or 0, 0); they point into one buffer of
     # OWNED_DATA bytes, so comparing two of them does not depend on where buffers lie
     data: tuple[tuple[int, int, int, int], ...] = ()
+    arrays: tuple[tuple[int, int], ...] = ()  # CType.arrays: its big arrays' byte ranges
 
 
 OWNED_DATA = 64 << 10  # bytes of the buffer an owned struct's data pointers point into (a 32 KiB window, twice)
@@ -102,6 +103,7 @@ class ParamPlan:
     record: str = ""  # for a pointer to one struct: its type; the "array" is its bytes, of fixed length
     null_offsets: tuple[int, ...] = ()  # the struct's pointer fields: NULL on entry, never compared on exit
     fields: tuple[tuple[int, str, int, bool], ...] = ()  # the struct's scalar fields, generated one by one
+    arrays: tuple[tuple[int, int], ...] = ()  # ... but those in these byte ranges as one (CType.arrays)
     code_offsets: tuple[int, ...] = ()  # its function pointers: non-NULL in generated inputs, never callable
     code_kinds: tuple[str, ...] = ()  # ... but an allocator pair (zalloc, zfree): the harness's malloc and free
     owned: tuple[OwnedPlan, ...] = ()  # the private structs it owns, generated behind it (z_stream's state)
@@ -216,8 +218,11 @@ def _record(name: str, t: CType) -> ParamPlan:
         fields=tuple(f for f in rec.fields if f[1] in ("int", "bool")),
         code_offsets=rec.code_offsets,
         code_kinds=rec.code_kinds,
-        owned=tuple(OwnedPlan(off, child.size, child.fields, back, data) for off, child, back, data in rec.owned),
+        owned=tuple(
+            OwnedPlan(off, child.size, child.fields, back, data, child.arrays) for off, child, back, data in rec.owned
+        ),
         data=rec.data,
+        arrays=rec.arrays,
         statics=rec.statics,
     )
 

@@ -22,7 +22,8 @@ change to what is checked (screens, harness inputs, ABI checks, comparisons, tim
 #    13: draws below n by multiplication, not division; big buffers' bytes from a pool drawn once (other inputs).
 #    14: a field compared with a constant in a register after its load gets it too; narrowed struct fields
 #    (signed ones non-negative, enums among their compared values); a guessed length retried as a C string.
-VERIFIER_VERSION = 14
+#    15: a struct's big array members drawn as one per input (random, zero, small, or one by one).
+VERIFIER_VERSION = 15
 
 # What verification does not establish, said next to every claim (the CLI's notes, the JSON report).
 LIMITS = (
