@@ -4,6 +4,8 @@ first candidates are checked on a harness of the first inputs before the origina
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 from support import FIXTURES
 
 from supercoder_lsp import build
@@ -11,6 +13,7 @@ from supercoder_lsp.asm.cut import cut_function
 from supercoder_lsp.model import BuildConfig
 from supercoder_lsp.pipeline import Options, Pipeline
 from supercoder_lsp.verify import function_check
+from supercoder_lsp.verify.sandbox import RunResult
 
 BUDGET = FIXTURES / "verify" / "budget"
 
@@ -68,3 +71,17 @@ def test_the_command_line_has_no_first_look(tmp_path, monkeypatch):
     by = {c.label: c for c in res.candidates}
     assert by["slow_wrong"].reason == "wrong-output"
     assert not [s for s in stages if s.startswith("first look")], stages
+
+
+def test_inputs_out_of_time_in_the_taste_count_as_the_whole_first_run_will_give_them(monkeypatch):
+    """deflate_fast: one generated input in sixty loops for ever. The taste (2,000 inputs, 0.18 s) gave each
+    of those the first run's floor (4 ms); the whole first run gives them up to 20 ms, and the runs after it
+    none: told from the taste's seconds alone, its three runs were 13.6 s (no first look, the first result
+    came at 25 s); counted, they are over the 15 s that calls for one."""
+    monkeypatch.setattr(function_check.os, "sched_getaffinity", lambda pid: {0, 1})
+    harness = SimpleNamespace(total=100_717)
+    looping = [function_check.TIMED_OUT if i % 60 == 0 else 0 for i in range(2000)]
+    taste = function_check.Records(looping, [], b"", RunResult(0, b"", "", False, 0.18))
+    assert function_check.FunctionHarness._three_runs(harness, taste) > function_check.FIRST_LOOK_SECONDS
+    quick = function_check.Records([0] * 2000, [], b"", RunResult(0, b"", "", False, 0.18))
+    assert function_check.FunctionHarness._three_runs(harness, quick) < function_check.FIRST_LOOK_SECONDS
