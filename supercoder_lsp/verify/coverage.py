@@ -156,8 +156,8 @@ def measure(
         h.run_original(exe, generated, MODE_UNSANDBOXED)
         first = _gcov(gcda, h.name)
         second = None
-        if h.n_recorded:
-            h.run_original(exe, h.n_inputs, MODE_UNSANDBOXED)
+        if h.n_recorded:  # the counts so far and the recorded calls' (gcov adds a run's to the file's)
+            h.run_original(exe, h.n_inputs, MODE_UNSANDBOXED, generated)
             second = _gcov(gcda, h.name)
     except (build.BuildError, RuntimeError) as e:
         return f"coverage could not be measured ({e})"

@@ -258,8 +258,8 @@ class FunctionHarness:
         build.link([self.dir / "harness.o", self.dir / "tramp.o", obj], exe, extra=extra)
         return exe
 
-    def run_original(self, exe: Path, n: int, mode: int) -> None:
-        """Run another build of the original (the coverage build) on the first `n` inputs; raises
+    def run_original(self, exe: Path, n: int, mode: int, start: int = 0) -> None:
+        """Run another build of the original (the coverage build) on inputs `start` to `n`; raises
         RuntimeError when it fails. An input on which that build breaks the harness itself (at -Og a
         generated state can send it writing outside its frame where -O3 did not) is skipped, up to 32; so
         is every input the -O3 original crashed on (never compared: zlib's inflateSync writes past a local
@@ -276,7 +276,8 @@ class FunctionHarness:
                 path.write_bytes(bytes(skip))
                 env = {"SC_SKIP": str(path)}
         for _ in range(33):
-            r = self._run_parts(exe, n, mode, max(30.0, 10 * self.base_seconds), env)
+            limit = max(30.0, 10 * self.base_seconds)
+            r = self._run(exe, n, mode, limit, env, True, start) if start else self._run_parts(exe, n, mode, limit, env)
             if not r.run.timed_out and r.run.returncode == 0:
                 return
             m = re.search(r"at input (\d+)", r.run.stderr)
