@@ -423,7 +423,7 @@ class FunctionHarness:
         budget = {"SC_BUDGET_MS": str(int(self.budget_seconds * 1000))}
         modes = (MODE_RANDOM_GLOBALS | state, state) if self.support else (0,)
         for mode in modes:
-            if rec is not None and not self.n_recorded and not self._better_on_sample(exe, mode, rec[0], budget):
+            if rec is not None and not self._better_on_sample(exe, mode, rec[0], budget):
                 break  # the globals' initial state does no better than their random state where both ran
             r = self._first_run(exe, mode, budget)
             if r.run.returncode == EXIT_ALLOCATES:
@@ -542,14 +542,26 @@ class FunctionHarness:
         return slow
 
     def _better_on_sample(self, exe: Path, mode: int, first: Records, budget: dict[str, str]) -> bool:
-        """Whether `mode` fails the original on fewer of the first SAMPLE inputs than the run `first` did:
-        only then is it worth a whole run (trees.c's send_tree fails as often with either state of the
+        """Whether `mode` fails the original on fewer of the first SAMPLE inputs, or of the program's recorded
+        calls, than the run `first` did: only then is it worth a whole run (trees.c's send_tree fails as often with either state of the
         file's globals: 1.5 s of its first result)."""
         n = min(SAMPLE, self.total, len(first.status))
         r = self._run(exe, n, mode | MODE_STOP_SLOW, BASELINE_SECONDS + 10, budget)
         if r.run.returncode != 0 or len(r.status) != n:
             return True  # it says nothing; the whole run will
-        return sum(map(r.failed, range(n))) < sum(map(first.failed, range(n)))
+        if sum(map(r.failed, range(n))) < sum(map(first.failed, range(n))):
+            return True
+        if not self.n_recorded:
+            return False
+        # and the program's recorded calls (after the generated inputs), where they are few: the sample
+        # does not hold them (send_tree's four: a whole run of the second state, 0.8 s, where they did as well)
+        g = self.total - self.n_recorded
+        if self.n_recorded > SAMPLE or len(first.status) < self.total:
+            return True
+        rec = self._run(exe, self.total, mode | MODE_STOP_SLOW, BASELINE_SECONDS + 10, budget, True, g)
+        if rec.run.returncode != 0 or len(rec.status) != self.n_recorded:
+            return True
+        return sum(map(rec.failed, range(self.n_recorded))) < sum(first.failed(g + i) for i in range(self.n_recorded))
 
     def _self_check_or_recorded(self, exe: Path, budget: dict[str, str]) -> None:
         """The self-check; where it fails on generated inputs but the program's recorded calls run whole,
