@@ -38,6 +38,8 @@ def no_win_summary(result: FunctionResult) -> str:
     """Why there is no claim: the verdicts of what was tried, or why nothing could be tried."""
     if result.status == RUNNING and result.candidates:
         return results.no_win_summary(result.candidates, so_far=True)
+    if result.status == RUNNING and result.detail:  # why none can be claimed, before any candidate's verdict
+        return result.detail
     if result.status != "done" or not result.candidates:
         return (
             f"not optimized ({result.status}): {result.detail}" if result.detail else f"not optimized ({result.status})"

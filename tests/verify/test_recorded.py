@@ -15,7 +15,8 @@ from support import FIXTURES, pipeline_on_rewrites
 
 from supercoder_lsp import build
 from supercoder_lsp.asm.cut import cut_function
-from supercoder_lsp.model import BuildConfig
+from supercoder_lsp.lsp.present import no_win_summary
+from supercoder_lsp.model import RUNNING, BuildConfig
 from supercoder_lsp.pipeline import Options, Pipeline
 
 REC = FIXTURES / "verify" / "recorded"
@@ -251,3 +252,24 @@ def test_an_argument_the_program_passed_into_another_ones_memory_is_replayed_the
     assert res.coverage is not None and res.coverage["recorded"] > 0, res.harness
     early = got["alias_early"]
     assert early.reason == "wrong-output" and early.detail.startswith("bump(t="), early.detail
+
+
+def test_the_editor_is_told_at_once_that_under_tested_inputs_can_claim_no_speedup(tmp_path):
+    """No candidate can be claimed faster where the inputs run too few lines (Judge._covered): the editor's
+    first result says why before the first candidate has been checked, not after."""
+    updates: list = []
+    opts = Options(
+        proposers=("replay",),
+        candidates_dir=_candidates(tmp_path, "blocks_body_wrong", "blocks_check_wrong"),
+        functions=("blk_score",),
+        n_random=5000,
+        rounds=6,
+        use_cache=False,
+    )
+    [res] = Pipeline(opts, on_update=updates.append).run(BLOCKS / "blocks.c").functions
+    first = updates[0]
+    assert first.status == RUNNING and not first.candidates and first.best is None
+    shown = no_win_summary(first)
+    assert shown.startswith("no speedup can be claimed: its harness's inputs run only 33% of its 6 lines"), shown
+    assert "--workload" in shown
+    assert {c.reason for c in res.candidates} == {"under-tested", "wrong-output"}  # still checked
