@@ -178,6 +178,7 @@ class FunctionHarness:
         self.plan = plan
         self.n_random = n_random
         self.seed = seed
+        self.support_objs = tuple(Path(o) for o in support_objs)  # as given: the rest of the file, the project's
         self.support = [self._globals_visible(Path(o), i) for i, o in enumerate(support_objs)]
         self.min_timeout = min_timeout
         self.n_inputs = 0
@@ -518,8 +519,15 @@ class FunctionHarness:
 
     def same_inputs(self, early: FunctionHarness) -> bool:
         """Whether a verdict of `early` (_first_look) holds for this harness, once prepared: its inputs are
-        the same (neither narrowed, nor only the program's calls) with the globals in the same state."""
-        return early.mode == self.mode and early.plan is self.plan and not self.only_recorded
+        the same (neither narrowed, nor only the program's calls) with the same globals (linked with the same
+        objects: a first look with the function alone, its whole harness with the file's) in the same state."""
+        return (
+            early.mode == self.mode
+            and early.plan == self.plan
+            and early.support_objs == self.support_objs
+            and (early.seed, early.n_random) == (self.seed, self.n_random)
+            and not self.only_recorded
+        )
 
     @property
     def later_ms(self) -> int:

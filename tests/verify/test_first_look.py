@@ -85,3 +85,22 @@ def test_inputs_out_of_time_in_the_taste_count_as_the_whole_first_run_will_give_
     assert function_check.FunctionHarness._three_runs(harness, taste) > function_check.FIRST_LOOK_SECONDS
     quick = function_check.Records([0] * 2000, [], b"", RunResult(0, b"", "", False, 0.18))
     assert function_check.FunctionHarness._three_runs(harness, quick) < function_check.FIRST_LOOK_SECONDS
+
+
+def test_a_first_looks_verdict_stands_only_where_the_whole_harness_links_the_same_objects(tmp_path):
+    """The first look may run on the function linked alone, its whole harness on the file's objects (the
+    alone one failed): the file's globals then differ, and a verdict from the first look is judged again."""
+    from supercoder_lsp.harness.plan import make_plan
+    from supercoder_lsp.source import parse_functions
+
+    src = FIXTURES / "verify" / "popcount.c"
+    fn = next(f for f in parse_functions(src.read_text()) if f.name == "popcount")
+    plan = make_plan(fn.signature)
+    obj = tmp_path / "rest.o"
+    build.assemble("\t.data\n\t.globl g\ng:\n\t.quad 1\n", obj)
+    alone = function_check.FunctionHarness(tmp_path / "a", "popcount", plan)
+    with_file = function_check.FunctionHarness(tmp_path / "b", "popcount", plan, support_objs=(obj,))
+    assert with_file.same_inputs(with_file) and alone.same_inputs(alone)
+    assert not with_file.same_inputs(alone) and not alone.same_inputs(with_file)
+    other_seed = function_check.FunctionHarness(tmp_path / "c", "popcount", plan, seed=7)
+    assert not alone.same_inputs(other_seed)
