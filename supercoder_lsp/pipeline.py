@@ -282,6 +282,8 @@ class Pipeline:
         )
         if harness is not None and harness.coverage is not None:
             res.coverage = coverage_json(harness)
+        if timer is not None and not judge.coverage_caveat and self.proposers:
+            timer.compile_in_background()  # a candidate checked is timed next
         if self.on_update and judge.coverage_caveat and self.proposers:
             # no candidate can be claimed faster on these inputs (Judge._covered): the editor says why at
             # once, not after the first candidate's checks (inflateBack: 53% of its lines, 2 s sooner)

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import re
 import statistics
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -167,17 +168,33 @@ class InterleavedTimer:
             blob.write_bytes(setup.recorded.blob)
         src.write_text(render_timing(setup.plan, setup.seed, setup.recorded, blob))
         self._compiled = False
+        self._compiling = threading.Lock()
         if not lazy:
             self._compile()
 
     def _compile(self) -> None:
-        if not self._compiled:
-            src, obj = self.dir / "timing.c", self.dir / "timing.o"
-            build.run_tool(
-                ["gcc", "-O2", "-g0", "-w", "-I", str(include_dir()), "-c", str(src), "-o", str(obj)],
-                "compile timing harness",
-            )
-            self._compiled = True
+        with self._compiling:
+            if not self._compiled:
+                src, obj = self.dir / "timing.c", self.dir / "timing.o"
+                build.run_tool(
+                    ["gcc", "-O2", "-g0", "-w", "-I", str(include_dir()), "-c", str(src), "-o", str(obj)],
+                    "compile timing harness",
+                )
+                self._compiled = True
+
+    def compile_in_background(self) -> None:
+        """Compile the driver now, beside the first candidate's checks, where one will be timed next (trees.c's
+        send_tree: 0.4 s of its first result); a driver that does not compile says so when it is needed."""
+        if self._compiled:
+            return
+
+        def compile_quietly() -> None:
+            try:
+                self._compile()
+            except Exception:  # noqa: BLE001 - time() compiles it again and reports why
+                pass
+
+        threading.Thread(target=compile_quietly, daemon=True).start()
 
     def _objects(self, asm: str, tag: str, offset: int, sym: str) -> Path:
         obj = self.dir / f"{tag}.{sym}.off{offset}.o"
