@@ -273,3 +273,19 @@ def test_the_editor_is_told_at_once_that_under_tested_inputs_can_claim_no_speedu
     assert shown.startswith("no speedup can be claimed: its harness's inputs run only 33% of its 6 lines"), shown
     assert "--workload" in shown
     assert {c.reason for c in res.candidates} == {"under-tested", "wrong-output"}  # still checked
+
+
+def test_a_probe_that_grows_nothing_does_not_build_the_same_failing_harness_again(tmp_path, monkeypatch):
+    """Where the original's results depend on where its buffers lie, the struct's size is probed; where the
+    probe finds the size the types gave (inflate_fast's z_stream), the harness would be the same and fail the
+    same way (45 s of its first run and self-check again): it is not built again."""
+    from supercoder_lsp import pipeline
+
+    built: list = []
+    real = pipeline.build_harness
+    monkeypatch.setattr(pipeline, "build_harness", lambda *a, **k: built.append(a[2]) or real(*a, **k))
+    monkeypatch.setattr(pipeline, "probe_past_types", lambda plan: plan)  # the probe below grows nothing
+    monkeypatch.setattr(pipeline.Pipeline, "_probed", lambda self, ctx, fn, plan, base_obj, fdir: plan)
+    alone, _ = _hist(tmp_path, None)
+    assert alone.status == "unsupported" and "depends on where its buffers lie" in alone.harness, alone.harness
+    assert len(built) == 1, built
