@@ -9,7 +9,7 @@ import sys
 
 import pytest
 from openai_stub import Stub
-from support import FIXTURES
+from support import FIXTURES, swar_floor_too_high
 
 from supercoder_lsp.pipeline import Options, Pipeline
 from supercoder_lsp.propose.prompt import SUPERCODER_TEMPLATE, candidate_from_reply
@@ -283,7 +283,10 @@ def test_a_reply_without_choices_leaves_a_note_and_is_not_cached(tmp_path):
         )
         rep = Pipeline(opts).run(SRC)
     assert any("no 'choices'" in n or "no choices" in n for n in rep.notes), rep.notes
-    assert rep.functions[0].best is not None  # the compilers proposer's win is kept
+    fn = rep.functions[0]
+    assert fn.candidates, fn.detail  # the compilers proposer's verdicts are kept ...
+    if swar_floor_too_high() is None:  # ... and its popcnt win, where this machine's timing can tell one
+        assert fn.best is not None, [(c.label, c.reason, c.detail) for c in fn.candidates]
     assert not list(tmp_path.glob("*/*.json"))  # a partial result is not cached: the next run asks the model again
 
 
