@@ -295,9 +295,8 @@ class Pipeline:
                     candidates=[],
                     best=None,
                     detail=f"no speedup can be claimed: its harness's inputs {judge.coverage_caveat.removeprefix('they ')}; "
-                    "give program "
-                    "tests (--tests), --bench-input or --workload so the program's own calls are recorded and "
-                    "replayed (candidates are still checked)",
+                    "give program tests (--tests), --bench-input or --workload so the program's own calls are "
+                    "recorded and replayed (candidates are still checked)",
                 )
             )
         for k, proposer in enumerate(self.proposers):

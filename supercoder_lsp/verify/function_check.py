@@ -81,6 +81,11 @@ MODE_STOP_SLOW = 16  # the baseline's first run: stop when most inputs run out o
 MODE_ORIGINAL = 32  # a run of the original: where it breaks the calling convention, that input is ABI_BROKEN
 
 
+def _cores() -> int:
+    """The parts a run over the inputs is split into: one per core this process may use, up to MAX_PARTS."""
+    return min(len(os.sched_getaffinity(0)), MAX_PARTS)
+
+
 READS_PAST = "depends on where its buffers lie"  # the self-check's verdict (pipeline: probe struct sizes)
 
 
@@ -372,7 +377,7 @@ class FunctionHarness:
         """Where runs over the first `n` inputs start and end: one part per core (up to MAX_PARTS) of all
         SC_NINPUTS inputs, fixed once per harness, whatever `n` is."""
         if self.parts == 0:
-            self.parts = min(len(os.sched_getaffinity(0)), MAX_PARTS) if self.total >= MIN_SPLIT else 1
+            self.parts = _cores() if self.total >= MIN_SPLIT else 1
         inner = [self.total * k // self.parts for k in range(1, self.parts)]
         return [0, *(c for c in inner if 0 < c < n), n]
 
@@ -514,8 +519,7 @@ class FunctionHarness:
         late = sum(1 for s in taste.status if s & TIMED_OUT)
         rest = max(0.0, taste.run.seconds - late * FLOOR_MS / 1000)
         first = rest + late * SHORT_INPUT_MS / 1000
-        cores = min(len(os.sched_getaffinity(0)), MAX_PARTS)
-        return (first + 2 * rest) * self.total / n / cores
+        return (first + 2 * rest) * self.total / n / _cores()
 
     def same_inputs(self, early: FunctionHarness) -> bool:
         """Whether a verdict of `early` (_first_look) holds for this harness, once prepared: its inputs are
@@ -551,25 +555,25 @@ class FunctionHarness:
 
     def _better_on_sample(self, exe: Path, mode: int, first: Records, budget: dict[str, str]) -> bool:
         """Whether `mode` fails the original on fewer of the first SAMPLE inputs, or of the program's recorded
-        calls, than the run `first` did: only then is it worth a whole run (trees.c's send_tree fails as often with either state of the
-        file's globals: 1.5 s of its first result)."""
-        n = min(SAMPLE, self.total, len(first.status))
-        r = self._run(exe, n, mode | MODE_STOP_SLOW, BASELINE_SECONDS + 10, budget)
-        if r.run.returncode != 0 or len(r.status) != n:
-            return True  # it says nothing; the whole run will
-        if sum(map(r.failed, range(n))) < sum(map(first.failed, range(n))):
+        calls, than the run `first` did: only then is it worth a whole run (trees.c's send_tree fails as often
+        with either state of the file's globals: 1.5 s of its first result)."""
+        if self._fewer_fail(exe, mode, first, 0, min(SAMPLE, self.total, len(first.status)), budget):
             return True
         if not self.n_recorded:
             return False
         # and the program's recorded calls (after the generated inputs), where they are few: the sample
         # does not hold them (send_tree's four: a whole run of the second state, 0.8 s, where they did as well)
-        g = self.total - self.n_recorded
         if self.n_recorded > SAMPLE or len(first.status) < self.total:
             return True
-        rec = self._run(exe, self.total, mode | MODE_STOP_SLOW, BASELINE_SECONDS + 10, budget, True, g)
-        if rec.run.returncode != 0 or len(rec.status) != self.n_recorded:
+        return self._fewer_fail(exe, mode, first, self.total - self.n_recorded, self.total, budget)
+
+    def _fewer_fail(self, exe: Path, mode: int, first: Records, lo: int, hi: int, budget: dict[str, str]) -> bool:
+        """Whether `mode` fails the original on fewer of inputs `lo` to `hi` than the run `first` did (True
+        where its run says nothing: the whole run will)."""
+        r = self._run(exe, hi, mode | MODE_STOP_SLOW, BASELINE_SECONDS + 10, budget, True, lo)
+        if r.run.returncode != 0 or len(r.status) != hi - lo:
             return True
-        return sum(map(rec.failed, range(self.n_recorded))) < sum(first.failed(g + i) for i in range(self.n_recorded))
+        return sum(map(r.failed, range(hi - lo))) < sum(first.failed(i) for i in range(lo, hi))
 
     def _self_check_or_recorded(self, exe: Path, budget: dict[str, str]) -> None:
         """The self-check; where it fails on generated inputs but the program's recorded calls run whole,
