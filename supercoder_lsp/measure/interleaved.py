@@ -68,6 +68,7 @@ def render_timing(plan: Plan, seed: int, recorded: RecordedInputs | None = None,
 #include "sc_files.h"
 {render_inputs(plan, seed, N_TIMING_INPUTS * 4, recorded, blob)}
 #define SC_M {_slots(recorded)}
+{"#define SC_FRESH 1" if _fresh(recorded) else ""}
 extern {ret} sc_t0({proto}), sc_t1({proto}), sc_t2({proto});
 #define RET_T {ret}
 #define PROTO_T {proto}
@@ -99,13 +100,19 @@ static uint64_t sc_hash_buffers(const sc_input *T, int m) {{
 DEEP_COPIES_BYTES = 192 << 20  # memory for the three copies of every timed input, where calls bring regions
 
 
+def _fresh(recorded: RecordedInputs | None) -> bool:
+    """Whether each timed call starts from the program's recorded state (sc_timing.h SC_FRESH): where the
+    recorded calls bring the memory their struct's pointers reach, a state the function changes."""
+    return bool(recorded and recorded.region_bytes)
+
+
 def _slots(recorded: RecordedInputs | None) -> int:
     """Inputs per timed copy: 512, or the power of two that keeps three copies of deep recorded calls
-    (each with the memory its pointers reach) within DEEP_COPIES_BYTES."""
+    (each with the memory its pointers reach), and their snapshots (SC_FRESH), within DEEP_COPIES_BYTES."""
     n = N_TIMING_INPUTS
     if recorded and recorded.region_bytes:
         per = sum(recorded.region_bytes) + sum(recorded.max_bytes.values()) + 4096 * len(recorded.region_bytes)
-        while n > 1 and 3 * n * per > DEEP_COPIES_BYTES:
+        while n > 1 and 6 * n * per > DEEP_COPIES_BYTES:
             n //= 2
     return n
 

@@ -150,6 +150,26 @@ def test_without_the_programs_calls_generated_streams_reach_the_loop(tmp_path):
     assert got["stream_body_wrong"].reason == "wrong-output", got["stream_body_wrong"].detail
 
 
+DRAIN = REC / "drain"
+
+
+def test_each_timed_call_starts_from_the_programs_recorded_state(tmp_path):
+    """`drain` assumes its stream has input, as zlib's inflate_fast does (`avail_in - 5`): on the state its
+    last call left (avail_in 0) it runs past its buffer. Timed over and over on what the calls left, the
+    original itself crashed ("timing run failed: -11", every candidate of inflate_fast unmeasured), or, where
+    it does not crash, would be timed on states the program never had (an early return). Each timed call
+    now starts from the recorded state: a rewrite that is right but busy-waits on every byte is timed, and
+    found slower."""
+    res, got = _replay(tmp_path, DRAIN / "drain.c", "drain", ("drain_slow",), DRAIN / "tests", 1000)
+    assert res.coverage is not None and res.coverage["recorded"] > 0, res.harness
+    slow = got["drain_slow"]
+    assert slow.timing is not None, (slow.reason, slow.detail)
+    assert "could not be timed" not in slow.detail, slow.detail
+    assert slow.timing.detail.startswith("slower"), slow.timing.detail
+    assert slow.timing.speedup < 0.2, slow.timing.detail
+    assert "calls recorded from the program" in slow.timing.detail
+
+
 def test_a_recorded_call_that_reaches_past_what_was_kept_is_left_out(tmp_path):
     """`data` points into 192 KiB; a recorded call keeps 64 KiB of it. The calls that read further
     depend on memory the replay does not have: they are left out and said so, the others count."""
