@@ -277,7 +277,7 @@ class Pipeline:
             min_speedup=self.opts.min_speedup,
             base_obj=base_obj,
             extern_sizes=ctx.data_sizes() if cut.external_refs else {},
-            timing_caveat=_timing_caveat(harness.plan if harness is not None else plan),
+            timing_caveat=_timing_caveat(harness.plan if harness is not None else plan, timer),
             coverage_caveat=_coverage_caveat(harness, self.opts.min_coverage),
             proof_budget=self.opts.proof_budget,
         )
@@ -603,9 +603,10 @@ def _coverage_caveat(harness, min_coverage: int) -> str | None:
     return f"they run only {cov.percent}% of its {cov.lines} lines{never}, below --min-coverage {min_coverage}"
 
 
-def _timing_caveat(plan: Plan) -> str | None:
-    """Why a speedup measured on the generated inputs would not say how the function runs in its program."""
+def _timing_caveat(plan: Plan, timer: InterleavedTimer | None) -> str | None:
+    """Why a speedup measured on the generated inputs would not say how the function runs in its program;
+    None where it is timed on the program's recorded calls (zlib's send_tree: its own programs' calls)."""
     nulled = [p.name for p in plan.params if p.null_offsets]
-    if plan.supported and nulled:
+    if plan.supported and nulled and not (timer is not None and timer.s.recorded):
         return f"the pointer fields of {', '.join(nulled)} are NULL, so it may run little more than its argument checks"
     return None

@@ -31,6 +31,15 @@ typedef struct {
     sc_fn_t fn[3];           /* the copy each loop calls */
     uint64_t loop_results[3], results[3]; /* per loop, per copy */
     int m_used;
+#ifdef SC_FRESH
+#define SC_CHUNK 4096
+#define SC_DIRTY_MAX (1 << 16)
+    size_t pad;                                     /* the inputs of padding before the first slot */
+    const unsigned char *snap[3 * SC_M + SC_PAD_MAX]; /* each input's snapshot, by index in buf */
+    uint32_t dirty_at[SC_M + 1];                    /* slot j's chunks: dirty[dirty_at[j] .. dirty_at[j + 1]) */
+    uint32_t dirty[SC_DIRTY_MAX];                   /* buffer << 24 | chunk: what the original's call writes */
+    unsigned char dirty_all[SC_M];                  /* more than the list holds: restore every buffer */
+#endif
 } sc_driver_state;
 
 #define SC_PAGE 4096
@@ -44,25 +53,34 @@ static void sc_protect(int ro) {
 }
 
 /* SC_FRESH (measure/interleaved.py: the program's recorded calls that bring its memory along): every call
- * starts from the state the program had, its buffers restored from a snapshot first, and only the call is
- * timed. Called over and over on what the last call left, a stateful function (zlib's inflate_fast:
- * strm->avail_in used up) would be timed on states the program never had, or run past what was recorded.
- * The snapshots hold each copy's own bytes (its pointers already into that copy) and are read-only
- * before any timed code runs. */
+ * starts from the state the program had and only the call is timed. Called over and over on what the last
+ * call left, a stateful function (zlib's inflate_fast: strm->avail_in used up) would be timed on states the
+ * program never had, or run past what was recorded. Before the timing, the original is called once on each
+ * input: the 4 KiB chunks its call writes are what is restored before every call after (from a snapshot of
+ * each copy's own bytes, its pointers already into that copy, read-only before any timed code runs), so a
+ * call that writes a few bytes beside a 64 KiB region does not copy the region each time. The list of
+ * chunks lives in the driver's read-only state. */
 #ifdef SC_FRESH
 #define SC_FRESH_ON 1
-static const unsigned char *sc_snaps[3 * SC_M + SC_PAD_MAX]; /* by index in SU.s.buf */
 static void sc_restore(const sc_input *in) {
-    const unsigned char *s = sc_snaps[in - SU.s.buf];
+    size_t i = (size_t)(in - SU.s.buf), j = (i - SU.s.pad) % SC_M, at = 0, l;
+    const unsigned char *s = SU.s.snap[i];
     if (!s) return;
-    for (unsigned b = 0; b < SC_NP + in->nr; b++) {
-        size_t l; unsigned char *p = sc_deep_buf(in, b, &l);
-        if (p && l) memcpy(p, s, l);
-        s += l;
+    unsigned char *p[SC_NP + SC_NR]; size_t len[SC_NP + SC_NR], off[SC_NP + SC_NR];
+    for (unsigned b = 0; b < SC_NP + in->nr; b++) { p[b] = sc_deep_buf(in, b, &l); len[b] = p[b] ? l : 0; off[b] = at; at += l; }
+    if (SU.s.dirty_all[j]) {
+        for (unsigned b = 0; b < SC_NP + in->nr; b++) if (len[b]) memcpy(p[b], s + off[b], len[b]);
+        return;
+    }
+    for (uint32_t e = SU.s.dirty_at[j]; e < SU.s.dirty_at[j + 1]; e++) {
+        unsigned b = SU.s.dirty[e] >> 24;
+        size_t c = (size_t)(SU.s.dirty[e] & 0xffffff) * SC_CHUNK;
+        if (b < SC_NP + in->nr && c < len[b]) memcpy(p[b] + c, s + off[b] + c, len[b] - c < SC_CHUNK ? len[b] - c : SC_CHUNK);
     }
 }
-static void sc_take_snaps(void) {
+static void sc_take_snaps(size_t pad) {
     size_t total = 0, l;
+    SU.s.pad = pad;
     for (int i = 0; i < 3 * SC_M + SC_PAD_MAX; i++)
         if (SU.s.buf[i].deep) for (unsigned b = 0; b < SC_NP + SU.s.buf[i].nr; b++) { sc_deep_buf(&SU.s.buf[i], b, &l); total += l; }
     if (!total) return;
@@ -70,7 +88,7 @@ static void sc_take_snaps(void) {
     if (area == MAP_FAILED) exit(70);
     for (int i = 0; i < 3 * SC_M + SC_PAD_MAX; i++) {
         if (!SU.s.buf[i].deep) continue;
-        sc_snaps[i] = at;
+        SU.s.snap[i] = at;
         for (unsigned b = 0; b < SC_NP + SU.s.buf[i].nr; b++) {
             unsigned char *p = sc_deep_buf(&SU.s.buf[i], b, &l);
             if (p && l) memcpy(at, p, l);
@@ -79,10 +97,39 @@ static void sc_take_snaps(void) {
     }
     if (mprotect(area, total, PROT_READ)) _exit(SC_EXIT_PROTECT);
 }
+static uint64_t sc_batch(int f, long reps);
+/* The original (copy 0) once on each of its inputs, from the recorded state: the chunks it wrote, then
+ * restored. Every input's chunks are the same in the three copies (slot j holds the same call in each). */
+static void sc_find_dirty(void) {
+    SU.s.m_used = SC_M;
+    sc_batch(0, 1);
+    const sc_input *in0 = 0;
+    for (int k = 0; k < 3; k++) if (SU.s.fn[k] == sc_t0) in0 = SU.s.slot[k];
+    uint32_t n = 0;
+    for (int j = 0; j < SC_M; j++) {
+        SU.s.dirty_at[j] = n;
+        const sc_input *in = &in0[j];
+        const unsigned char *s = SU.s.snap[in - SU.s.buf];
+        size_t l, at = 0;
+        for (unsigned b = 0; s && b < SC_NP + in->nr; b++) {
+            unsigned char *p = sc_deep_buf(in, b, &l);
+            for (size_t c = 0; p && c < l; c += SC_CHUNK)
+                if (memcmp(p + c, s + at + c, l - c < SC_CHUNK ? l - c : SC_CHUNK)) {
+                    if (n < SC_DIRTY_MAX) SU.s.dirty[n++] = (uint32_t)b << 24 | (uint32_t)(c / SC_CHUNK);
+                    else SU.s.dirty_all[j] = 1;
+                }
+            at += l;
+        }
+    }
+    SU.s.dirty_at[SC_M] = n;
+    for (int j = 0; j < SC_M; j++) sc_restore(&in0[j]);
+    SU.s.m_used = 1;
+}
 #else
 #define SC_FRESH_ON 0
 static inline void sc_restore(const sc_input *in) { (void)in; }
-static inline void sc_take_snaps(void) {}
+static inline void sc_take_snaps(size_t pad) { (void)pad; }
+static inline void sc_find_dirty(void) {}
 #endif
 
 /* Three identical loops, one per copy. Which data slot and which loop a copy gets is
@@ -153,13 +200,16 @@ int main(int argc, char **argv) {
     size_t nskip;
     unsigned char *skip = sc_load_skip(&nskip);
     uint64_t next = SC_NEDGE;
+    static uint64_t rec_of[SC_M]; /* the recorded call each slot holds */
     for (int j = 0; j < SC_M; j++) {
         /* the program's recorded calls where there are any, else random inputs: typical calls, not edge cases */
         uint64_t idx;
         if (SC_NREC) {
-            uint64_t k = (uint64_t)j % SC_NREC, at = SC_NEDGE + SC_NRANDOM;
-            for (uint64_t t = 0; t + 1 < SC_NREC && at + k < nskip && skip[at + k]; t++) k = (k + 1) % SC_NREC;
+            /* the verifier's recorded calls come after its own number of random inputs: the last of its list */
+            uint64_t k = (uint64_t)j % SC_NREC, at = SC_NEDGE + SC_NRANDOM, v = nskip >= SC_NREC ? nskip - SC_NREC : 0;
+            for (uint64_t t = 0; t + 1 < SC_NREC && v + k < nskip && skip[v + k]; t++) k = (k + 1) % SC_NREC;
             idx = at + k;
+            rec_of[j] = k;
         }
         else {
             while (next < nskip && skip[next] && next + 1 < SC_NEDGE + SC_NRANDOM) next++;
@@ -169,7 +219,7 @@ int main(int argc, char **argv) {
         for (int f = 0; f < 3; f++) sc_copy_input(&tmp, (sc_input *)&SU.s.slot[loops[f]][j]);
     }
     free(skip);
-    sc_take_snaps();
+    sc_take_snaps(pad);
     SU.s.m_used = 1;
     static char outbuf[1 << 16];
     setvbuf(stdout, outbuf, _IOFBF, sizeof outbuf);
@@ -177,6 +227,7 @@ int main(int argc, char **argv) {
     sc_read_maps();
     sc_sandbox_protect(&SU, sizeof SU);
     sc_sandbox_enter(SC_STRICT, -1); /* no candidate instruction has run yet */
+    sc_find_dirty();
     /* Grow the batch from one call: first over more inputs, then by repeating them,
      * so that expensive calls never make a single batch run for long. All three copies
      * make the same calls in the same order: a function that accumulates into its
@@ -191,7 +242,11 @@ int main(int argc, char **argv) {
         else reps = t ? (long)(reps * (double)target / t) + 1 : reps * 16;
     }
     for (int w = 0; w < 3; w++) for (int f = 0; f < 3; f++) sc_batch(f, reps);
-    printf("calls %ld\n", reps * SU.s.m_used);
+    /* and how many of the program's recorded calls those are (none where its inputs are generated) */
+    static unsigned char rec_seen[SC_NREC ? SC_NREC : 1];
+    uint64_t n_rec = 0;
+    for (int j = 0; SC_NREC && j < SU.s.m_used; j++) { n_rec += !rec_seen[rec_of[j]]; rec_seen[rec_of[j]] = 1; }
+    printf("calls %ld %llu\n", reps * SU.s.m_used, (unsigned long long)n_rec);
     sc_rng order_rng = { sc_mix(seed ^ 0x0dde5ULL) };
     uint64_t start = sc_now_ns();
     for (int r = 0; r < rounds; r++) {

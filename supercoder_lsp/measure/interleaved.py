@@ -75,6 +75,17 @@ extern {ret} sc_t0({proto}), sc_t1({proto}), sc_t2({proto});
 #define SC_CALL(fn, in, acc) {body}
 static void sc_copy_input(const sc_input *src, sc_input *dst) {{
     *dst = *src; {" ".join(copies)}
+    /* a parameter that points into another one's buffer (zlib's send_tree(s, s->dyn_ltree, ...)) points into
+     * that buffer's copy too: a separate copy of it ends where its recorded bytes end, and a read past them
+     * (send_tree's guard entry tree[max_code + 1]) would find whatever the heap holds next to it */
+    for (int k = 0; src->deep && k < SC_NP; k++)
+        for (int j = 0; src->pv[k] && j < SC_NP; j++) {{
+            uintptr_t a = (uintptr_t)src->pv[k], b = (uintptr_t)src->pv[j];
+            if (j == k || !src->pv[j] || dst->pv[j] == src->pv[j] || dst->pv[k] == src->pv[k]) continue; /* both copied */
+            if (src->pbytes[j] <= src->pbytes[k] || a < b || a + src->pbytes[k] > b + src->pbytes[j]) continue;
+            dst->pv[k] = (unsigned char *)dst->pv[j] + (a - b);
+            break;
+        }}
     if (src->deep) {{ /* the regions too, at the program's alignment, their pointers into this copy */
         uint64_t from[SC_NP + SC_NR] = {{0}};
         for (unsigned b = 0; b < SC_NP + src->nr; b++) {{ size_t l; from[b] = (uint64_t)(uintptr_t)sc_deep_buf(src, b, &l); }}
@@ -164,6 +175,7 @@ class InterleavedTimer:
         self.dir.mkdir(parents=True, exist_ok=True)
         self.support = list(support_objs)
         self._runs = 0
+        self._recorded_timed = 0  # the most distinct recorded calls a timing run used
         self._reference: dict[int, Path] = {}
         self._alike: dict[int, bool] = {}  # alignment -> the original's own three copies agree (_reproducible)
         self._base: dict[tuple[int, str], Path] = {}  # the original's copies: the same for every candidate
@@ -243,6 +255,8 @@ class InterleavedTimer:
         lines = [ln.split() for ln in r.stdout.split("\n") if ln.strip()]
         try:
             calls = int(lines[0][1])
+            if len(lines[0]) > 2:  # how many of the program's recorded calls the inputs timed are
+                self._recorded_timed = max(self._recorded_timed, int(lines[0][2]))
             rows = [ln for ln in lines[1:] if ln[0] != "buffers"]
             buffers = lines[-1]
             ok = buffers[0] == "buffers" and all(len(ln) == 6 for ln in rows)
@@ -365,7 +379,10 @@ class InterleavedTimer:
             t.significant = False
             t.detail += stopped
         if self.s.recorded:
-            t.detail += f", timed on the {len(self.s.recorded)} calls recorded from the program"
+            n, used = len(self.s.recorded), self._recorded_timed
+            some = f"{used} of the {n}" if 0 < used < n else f"the {n}"
+            left = " (the others are left out of its inputs)" if 0 < used < n else ""
+            t.detail += f", timed on {some} calls recorded from the program{left}"
         return t
 
 

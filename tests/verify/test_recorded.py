@@ -179,6 +179,17 @@ def test_a_recorded_call_that_reaches_past_what_was_kept_is_left_out(tmp_path):
     assert res.coverage["percent"] == 100, res.coverage
 
 
+def test_a_recorded_call_left_out_of_the_inputs_is_not_timed_either(tmp_path):
+    """The call that reads past what was recorded is left out of the inputs checked, and of those timed:
+    the timing driver read the verifier's list of inputs left out at the wrong place for recorded calls
+    (its own count of random inputs, not the verifier's) and timed all 12."""
+    res, got = _replay(tmp_path, REC / "far" / "far.c", "peek", ("far_o1",), REC / "far" / "tests", 2000)
+    assert "1 recorded calls left out" in res.harness, res.harness
+    same = got["far_o1"]
+    assert same.timing is not None, (same.reason, same.detail)
+    assert "timed on 11 of the 12 calls recorded from the program" in same.detail, same.detail
+
+
 HIST = REC / "hist"
 
 
@@ -309,3 +320,29 @@ def test_a_probe_that_grows_nothing_does_not_build_the_same_failing_harness_agai
     alone, _ = _hist(tmp_path, None)
     assert alone.status == "unsupported" and "depends on where its buffers lie" in alone.harness, alone.harness
     assert len(built) == 1, built
+
+
+def test_a_parameter_inside_another_stays_inside_it_while_timed(tmp_path):
+    """`bump(&t, &t.hist[k])`: replayed with `slot` inside the tally's copy, as the program had it, in the
+    timing driver too (zlib's send_tree reads one past its `tree`, inside `s`: a separate copy of the tree
+    read heap bytes instead, and the original's own copies disagreed). A rewrite slow only where `slot` is
+    hist[0] is timed slower; with a separate copy of `slot` it looked as fast."""
+    alias = REC / "alias"
+    res, got = _replay(tmp_path, alias / "alias.c", "bump", ("alias_busy",), alias / "tests", 2000)
+    busy = got["alias_busy"]
+    assert busy.timing is not None, (busy.reason, busy.detail)
+    assert busy.timing.speedup < 0.5, busy.timing.detail
+
+
+def test_a_win_timed_on_the_programs_recorded_calls_is_claimed(tmp_path):
+    """Generated streams leave `msg` NULL, so a speedup timed on them may say little; timed on the
+    program's own recorded calls it says how the function runs there. A rewrite that divides only where
+    the window wraps was refused "on generated inputs only" although it was timed on the 13 recorded calls
+    (zlib's send_tree: clang -O3's 1.19x on its own programs' calls, refused so)."""
+    res, got = _replay(tmp_path, DRAIN / "drain.c", "drain", ("drain_fast",), DRAIN / "tests", 1000)
+    fast = got["drain_fast"]
+    assert fast.timing is not None, (fast.reason, fast.detail)
+    assert "on generated inputs only" not in fast.detail, fast.detail
+    assert "calls recorded from the program" in fast.detail and fast.timing.speedup > 1.3, fast.detail
+    if fast.timing.significant:  # this machine's noise can hide it; where it does not, it is claimed
+        assert fast.reason is None and res.best == "drain_fast", fast.detail
