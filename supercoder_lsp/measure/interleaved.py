@@ -113,7 +113,9 @@ DEEP_COPIES_BYTES = 192 << 20  # memory for the three copies of every timed inpu
 
 def _fresh(recorded: RecordedInputs | None) -> bool:
     """Whether each timed call starts from the program's recorded state (sc_timing.h SC_FRESH): where the
-    recorded calls bring the memory their struct's pointers reach, a state the function changes."""
+    recorded calls bring the memory their struct's pointers reach, a state the function changes. (Generated
+    private states are still called on over and over: compress_block's random `pending` writes past its
+    buffer into its neighbours, which no restore undoes.)"""
     return bool(recorded and recorded.region_bytes)
 
 
@@ -251,7 +253,9 @@ class InterleavedTimer:
         if r.killed_by_seccomp:
             raise TimingError("made a forbidden system call while being timed")
         if r.returncode != 0:
-            raise TimingError(f"timing run failed at offset {off}: {r.stderr.strip() or r.returncode}")
+            rc = r.returncode
+            what = f"signal {-rc}" if rc < 0 else f"exit code {rc}"
+            raise TimingError(f"timing run failed at offset {off}: {r.stderr.strip() or what}")
         lines = [ln.split() for ln in r.stdout.split("\n") if ln.strip()]
         try:
             calls = int(lines[0][1])
