@@ -242,10 +242,10 @@ int main(int argc, char **argv) {
         else reps = t ? (long)(reps * (double)target / t) + 1 : reps * 16;
     }
     for (int w = 0; w < 3; w++) for (int f = 0; f < 3; f++) sc_batch(f, reps);
-    /* and how many of the program's recorded calls those are (none where its inputs are generated) */
+    /* and how many of the program's recorded calls its inputs hold (none where they are generated) */
     static unsigned char rec_seen[SC_NREC ? SC_NREC : 1];
     uint64_t n_rec = 0;
-    for (int j = 0; SC_NREC && j < SU.s.m_used; j++) { n_rec += !rec_seen[rec_of[j]]; rec_seen[rec_of[j]] = 1; }
+    for (int j = 0; SC_NREC && j < SC_M; j++) { n_rec += !rec_seen[rec_of[j]]; rec_seen[rec_of[j]] = 1; }
     printf("calls %ld %llu\n", reps * SU.s.m_used, (unsigned long long)n_rec);
     sc_rng order_rng = { sc_mix(seed ^ 0x0dde5ULL) };
     uint64_t start = sc_now_ns();

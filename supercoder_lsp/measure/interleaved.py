@@ -177,7 +177,7 @@ class InterleavedTimer:
         self.dir.mkdir(parents=True, exist_ok=True)
         self.support = list(support_objs)
         self._runs = 0
-        self._recorded_timed = 0  # the most distinct recorded calls a timing run used
+        self._recorded_timed = 0  # how many distinct recorded calls a timing run's inputs hold
         self._reference: dict[int, Path] = {}
         self._alike: dict[int, bool] = {}  # alignment -> the original's own three copies agree (_reproducible)
         self._base: dict[tuple[int, str], Path] = {}  # the original's copies: the same for every candidate
@@ -259,7 +259,7 @@ class InterleavedTimer:
         lines = [ln.split() for ln in r.stdout.split("\n") if ln.strip()]
         try:
             calls = int(lines[0][1])
-            if len(lines[0]) > 2:  # how many of the program's recorded calls the inputs timed are
+            if len(lines[0]) > 2:  # how many of the program's recorded calls the inputs timed hold
                 self._recorded_timed = max(self._recorded_timed, int(lines[0][2]))
             rows = [ln for ln in lines[1:] if ln[0] != "buffers"]
             buffers = lines[-1]
@@ -385,8 +385,7 @@ class InterleavedTimer:
         if self.s.recorded:
             n, used = len(self.s.recorded), self._recorded_timed
             some = f"{used} of the {n}" if 0 < used < n else f"the {n}"
-            left = " (the others are left out of its inputs)" if 0 < used < n else ""
-            t.detail += f", timed on {some} calls recorded from the program{left}"
+            t.detail += f", timed on {some} calls recorded from the program"
         return t
 
 
