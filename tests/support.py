@@ -105,8 +105,10 @@ def swar_floor_too_high() -> str | None:
     -O3's loop, or None. On some CPUs (an AMD EPYC here) the -O3 loop itself runs 2.5-3x faster at one
     address than at another: the interleaved timer's A/A control sees it, its noise floor (3.4x) is then
     about what SWAR gains, and the product rightly claims nothing, in about half the runs. Measured once
-    per session, from the noise floor of `supercoder optimize` on the fixture."""
-    if not _SWAR_FLOOR:
+    per session, from the noise floor of up to three runs of `supercoder optimize` on the fixture."""
+    # up to three runs, as the floor moves with where the copies land: one run in two saw it high here, and
+    # a single low one let the SWAR tests run into a refused claim later in the session
+    while len(_SWAR_FLOOR) < 3 and max(_SWAR_FLOOR, default=0.0) < 2.0:
         cands = FIXTURES / "lsp" / "cands"
         p = subprocess.run(
             [
@@ -135,7 +137,7 @@ def swar_floor_too_high() -> str | None:
         [c] = json.loads(p.stdout)["functions"][0]["candidates"]
         alignments = (c.get("timing") or {}).get("per_alignment") or []
         _SWAR_FLOOR.append(max((a["noise_floor"] for a in alignments), default=0.0))
-    floor = _SWAR_FLOOR[0]
+    floor = max(_SWAR_FLOOR)
     if floor >= 2.0:
         return (
             f"this machine's A/A noise floor for gcc -O3's popcount loop is {floor:.2f}x (the same code at two "
