@@ -114,8 +114,8 @@ DEEP_COPIES_BYTES = 192 << 20  # memory for the three copies of every timed inpu
 def _fresh(recorded: RecordedInputs | None) -> bool:
     """Whether each timed call starts from the program's recorded state (sc_timing.h SC_FRESH): where the
     recorded calls bring the memory their struct's pointers reach, a state the function changes. (Generated
-    private states are still called on over and over: compress_block's random `pending` writes past its
-    buffer into its neighbours, which no restore undoes.)"""
+    private states are still called on over and over: restored so, compress_block's original crashes on its
+    first call in the timing layout, a random `pending` writing 128 MiB past pending_buf.)"""
     return bool(recorded and recorded.region_bytes)
 
 
