@@ -66,6 +66,11 @@ FIRST_LOOK = 20_000  # inputs of the editor's first verdicts (FunctionHarness._f
 FIRST_LOOK_SECONDS = (
     15  # ... where its three runs over all inputs would take this, from a tenth of those (deflate_fast 17)
 )
+EARLY = (
+    2_000  # the first inputs on which the self-check's refusal is tried first (FunctionHarness._reads_past_early) ...
+)
+EARLY_MS = 1_500  # ... in up to this many ms of the original's run on them
+EARLY_MARGIN = 1.25  # ... refused there only where a private state's moved inputs are this many times the whole's limit
 SAMPLE = 10_000  # inputs on which a second state of the globals is tried before a whole run (_better_on_sample)
 HARNESS_SYMBOL = "sc_fn"
 MODE_RANDOM_GLOBALS = 1
@@ -347,6 +352,7 @@ class FunctionHarness:
         env: dict[str, str] | None = None,
         original: bool = True,
         rerun: bool = True,
+        late_ok: int = 0,
     ) -> Records:
         """`_run` over inputs 0..n-1 as one run per part of the harness's partition (_cuts), the parts at
         once, one per core, their records joined. Every run whose records are compared is split the same
@@ -356,7 +362,8 @@ class FunctionHarness:
         process out of time, an input out of time where the original was not and that is not so alone:
         _late_hold) is run again alone, with no other part beside it (`rerun`; the original's first runs,
         which stop early by design, are not); the records then end with the first part that stopped, as
-        one run's that stopped there."""
+        one run's that stopped there. Inputs before `late_ok` that run out of time are taken as they are,
+        with no rerun (the self-check's generated inputs beside recorded calls: at worst one is left out)."""
         at = self._cuts(n)
         if len(at) == 2:
             return self._run(exe, n, mode, timeout, env, original)
@@ -366,7 +373,8 @@ class FunctionHarness:
             )
         for k, r in enumerate(got):
             if rerun and not (
-                self._ended(r, at[k], at[k + 1]) and self._late_hold(exe, r, at[k], mode, timeout, env, original)
+                self._ended(r, at[k], at[k + 1])
+                and self._late_hold(exe, r, at[k], mode, timeout, env, original, late_ok)
             ):
                 got[k] = self._run(exe, at[k + 1], mode, timeout, env, original, at[k])
             if not self._ended(got[k], at[k], at[k + 1]):
@@ -386,7 +394,15 @@ class FunctionHarness:
         return r.run.returncode == 0 and not r.run.timed_out and r.trailer is None and len(r.status) == hi - lo
 
     def _late_hold(
-        self, exe: Path, r: Records, lo: int, mode: int, timeout: float, env: dict[str, str] | None, original: bool
+        self,
+        exe: Path,
+        r: Records,
+        lo: int,
+        mode: int,
+        timeout: float,
+        env: dict[str, str] | None,
+        original: bool,
+        late_ok: int = 0,
     ) -> bool:
         """Whether the inputs of part run `r` (from input `lo`) that ran out of time where the original finished
         them (on a busy machine, a part beside another may) run out of time again, each alone: the first
@@ -397,7 +413,7 @@ class FunctionHarness:
         late = [
             lo + i
             for i, s in enumerate(r.status)
-            if s & TIMED_OUT and not (base and lo + i < len(base.status) and base.failed(lo + i))
+            if s & TIMED_OUT and lo + i >= late_ok and not (base and lo + i < len(base.status) and base.failed(lo + i))
         ]
         for i in late[:MAX_LATE]:
             alone = self._run(exe, i + 1, mode, timeout, env, original, i)
@@ -420,14 +436,15 @@ class FunctionHarness:
         self._build_runtime()
         exe = self.link(base_obj, "baseline")
         self.base_exe = exe
+        state = MODE_PROGRAM_STATE if self.n_states else 0
+        modes = (MODE_RANDOM_GLOBALS | state, state) if self.support else (0,)
+        self._reads_past_early(exe, modes)
         if first_look is not None:
             early = self._first_look(exe)
             if early is not None:
                 first_look(early)
         rec = None
-        state = MODE_PROGRAM_STATE if self.n_states else 0
         budget = {"SC_BUDGET_MS": str(int(self.budget_seconds * 1000))}
-        modes = (MODE_RANDOM_GLOBALS | state, state) if self.support else (0,)
         for mode in modes:
             if rec is not None and not self._better_on_sample(exe, mode, rec[0], budget):
                 break  # the globals' initial state does no better than their random state where both ran
@@ -478,6 +495,41 @@ class FunctionHarness:
             self.outside_generated = self.n_inputs - self.n_recorded
         # after the self-check, which may leave inputs out: coverage goes over the ones compared
         return after() if after else None
+
+    def _reads_past_early(self, exe: Path, modes: tuple[int, ...]) -> None:
+        """Raise the self-check's refusal (READS_PAST) where the first EARLY inputs already show it, in each
+        state of the globals the first run may take: inflate_fast's came after 67 s of runs over every input
+        (0.7 ms each), send_tree's after 2.7 s, where the first inputs tell it in a second. They are run as
+        the first part of a whole run is (one process from input 0: the same history), with the same limits
+        and self-check; where a private state's inputs are left out rather than refused unless too many
+        move (_self_check), the first ones must show EARLY_MARGIN times too many. Only where the program's
+        calls are not among the inputs: with them, generated inputs that move are left out, not refused."""
+        if (
+            self.n_recorded
+            or self.total < 2 * EARLY
+            or not any(p.role in ("array", "cstring") for p in self.plan.params)
+        ):
+            return
+        seen = None
+        for mode in modes:
+            q = copy.copy(self)
+            q.total, q.parts, q.skip_file, q.mode = EARLY, 1, None, mode
+            r = q._run(exe, EARLY, mode | MODE_STOP_SLOW, BASELINE_SECONDS + 10, {"SC_BUDGET_MS": str(EARLY_MS)})
+            if r.run.returncode != 0 or len(r.status) != EARLY:
+                return
+            try:
+                q._adopt(r, sum(1 for i in range(EARLY) if r.failed(i) and not r.status[i] & NOT_RUN))
+                q._self_check(exe, EARLY_MARGIN)
+            except OutsideDomain:
+                return
+            except RuntimeError as e:
+                if READS_PAST not in str(e):
+                    return
+                seen = seen or e
+                continue
+            return
+        if seen is not None:
+            raise RuntimeError(f"{seen} (seen on the first {EARLY:,} generated inputs)")
 
     def _first_look(self, exe: Path) -> FunctionHarness | None:
         """A harness of the first FIRST_LOOK inputs, in the same binary (an input is generated from its
@@ -623,14 +675,20 @@ class FunctionHarness:
                 "give input bounds for its parameters (--bound NAME=LOW:HIGH)"
             )
 
-    def _self_check(self, exe: Path) -> None:
+    def _self_check(self, exe: Path, margin: float = 1.0) -> None:
         """The baseline once more, every buffer against the guard on its other side. An original that
         reads or writes outside its inputs (past a struct that is really an array, through a NULL
         pointer field plus an offset) gives results that depend on where memory lies: such a harness
         would call good candidates wrong, so it is refused, unless the program's own recorded calls run
-        whole: they are then the domain, and the generated inputs it reads past are left out and counted."""
+        whole: they are then the domain, and the generated inputs it reads past are left out and counted.
+        `margin`: how many times the moved inputs of a private state must pass their limit to refuse."""
         assert self.base is not None
-        again = self._run_parts(exe, self.n_inputs, self.mode | MODE_FLIP_SIDES, BASELINE_SECONDS + 10)
+        # beside recorded calls, a generated input that runs out of time here is left out, whether it would
+        # alone or not: no part runs again for it (inflate_fast: two reruns of 15 s each, for inputs that
+        # loop only after the calls before them in their process, not alone)
+        first_recorded = self.n_inputs - self.n_recorded
+        late_ok = first_recorded if self.n_recorded else 0
+        again = self._run_parts(exe, self.n_inputs, self.mode | MODE_FLIP_SIDES, BASELINE_SECONDS + 10, late_ok=late_ok)
         if len(again.status) < self.n_inputs:
             # killed outright: on a generated input the original wrote far outside its inputs (trees.c's
             # _tr_tally: dyn_ltree[lc] with a random lc) and broke the harness itself; narrower inputs may do
@@ -640,7 +698,6 @@ class FunctionHarness:
                 "give input bounds for its parameters (--bound NAME=LOW:HIGH)"
             )
         a, b = self.base, again
-        first_recorded = self.n_inputs - self.n_recorded
         moved = [
             i
             for i in range(self.n_inputs)
@@ -657,7 +714,7 @@ class FunctionHarness:
         # its end (pending_buf[pending] near the end), the input is left out, as long as most are not
         owned_data = any(p.data or any(o.data for o in p.owned) for p in self.plan.params)
         good_generated = sum(1 for i in range(first_recorded) if not a.failed(i))
-        if generated and not good_recorded and not (owned_data and 4 * len(generated) <= good_generated):
+        if generated and not good_recorded and not (owned_data and 4 * len(generated) <= margin * good_generated):
             raise RuntimeError(
                 f"the -O3 original's result on generated input {generated[0]} {READS_PAST}: it "
                 "reads or writes memory outside the inputs the harness gives it (a struct that is really "
