@@ -182,8 +182,8 @@ class Options:
         "--no-own-programs",
         negate=True,
         help="never run the project's own programs (compile_commands.json's files with main) to record a "
-        "function's calls where generated inputs give it no harness (or leave its struct's pointer fields NULL) and no "
-        "tests, workload or program is given",
+        "function's calls where generated inputs give it no harness (or it takes a handle to a private state, as "
+        "z_stream) and no tests, workload or program is given",
     )
     use_cache: bool = option(True, "--no-cache", negate=True, help="do not read or write the results cache")
     cache_dir: Path | None = option(

@@ -23,7 +23,7 @@ change to what is checked (screens, harness inputs, ABI checks, comparisons, tim
 #    14: a field compared with a constant in a register after its load gets it too; narrowed struct fields
 #    (signed ones non-negative, enums among their compared values); a guessed length retried as a C string.
 #    15: a struct's big array members drawn as one per input (random, zero, small, or one by one).
-#    16: the project's own programs' calls first where generated inputs leave a struct's pointer fields NULL;
+#    16: the project's own programs' calls first for a handle to a private state (z_stream);
 #    a refusal the first 2,000 inputs show comes from them.
 VERIFIER_VERSION = 16
 

@@ -504,12 +504,13 @@ def _own_program_project(tmp: Path, lib: Path, sources: tuple[str, ...], headers
     (tmp / "empty").mkdir()
 
 
-def test_where_generated_inputs_leave_pointer_fields_null_the_projects_own_programs_calls_come_first(tmp_path):
+def test_for_a_handle_to_a_private_state_the_projects_own_programs_calls_come_first(tmp_path):
     """ring_sum's generated inputs give it a harness (it reads only through `next`), but they leave its
-    stream's `msg` and `link` NULL: a speedup timed on them alone would be refused. With no tests or
-    workload named, the project's own program (demo.c) is run first and its calls join the harness, as
-    where generated inputs give no harness at all (zlib's send_tree: its generated harness ran 2.7 s before
-    it was refused; inflate_fast's 67 s)."""
+    stream's `msg` NULL and its `link` a generated private state: a speedup timed on them alone would be
+    refused. With no tests or workload named, the project's own program (demo.c) is run first and its
+    calls join the harness, as where generated inputs give no harness at all (zlib's send_tree: its
+    generated harness ran 2.7 s before it was refused; inflate_fast's 67 s). span_sum's plain struct gets
+    its harness from generated inputs first, as before (the editor's first verdicts sooner)."""
     _own_program_project(tmp_path, FIXTURES / "cli" / "ownfirst", ("ring", "demo"), ("ring.h",))
     args = ("ring.c", "--proposer", "replay", "--candidates", "empty", "--inputs", "2000", "-f", "ring_sum")
     [fn] = run_json(*args, cwd=tmp_path)["functions"]
@@ -518,6 +519,8 @@ def test_where_generated_inputs_leave_pointer_fields_null_the_projects_own_progr
     assert fn["coverage"]["recorded"] == 10, fn["coverage"]
     [off] = run_json(*args, "--no-own-programs", cwd=tmp_path)["functions"]
     assert off["status"] == "done" and off["coverage"]["recorded"] == 0, off["coverage"]  # generated inputs only
+    [plain] = run_json(*args[:-1], "span_sum", cwd=tmp_path)["functions"]
+    assert plain["status"] == "done" and plain["coverage"]["recorded"] == 0, plain["harness"]
 
 
 def test_where_generated_inputs_give_no_harness_the_projects_own_programs_calls_are_recorded(tmp_path):
