@@ -18,7 +18,7 @@ from supercoder_lsp.verify.sandbox import RunResult
 BUDGET = FIXTURES / "verify" / "budget"
 
 
-def _run(tmp, monkeypatch, *, editor: bool):
+def _run(tmp, monkeypatch, *, editor: bool, src=BUDGET / "slow.c", tests=None):
     # the first 2,000 inputs, however fast the original is on them (zlib's deflate_fast takes 30 s for
     # the whole harness; this fixture a second)
     monkeypatch.setattr(function_check, "FIRST_LOOK", 2000)
@@ -33,6 +33,7 @@ def _run(tmp, monkeypatch, *, editor: bool):
         proposers=("replay",),
         candidates_dir=tmp / "cands",
         functions=("slow_mix",),
+        tests_dir=tests,
         n_random=6000,
         use_cache=False,
         proof_budget=0,
@@ -45,7 +46,7 @@ def _run(tmp, monkeypatch, *, editor: bool):
         stages.append(stage)
 
     pipe = Pipeline(opts, progress, on_update=updates.append if editor else None)
-    [res] = pipe.run(BUDGET / "slow.c").functions
+    [res] = pipe.run(src).functions
     return res, updates, stages
 
 
@@ -64,6 +65,17 @@ def test_a_wrong_candidate_shows_before_the_original_has_run_on_every_input(tmp_
     assert list(by) == ["slow_same", "slow_wrong"]
     assert by["slow_wrong"].reason == "wrong-output" and by["slow_wrong"].detail == first.candidates[0].detail
     assert by["slow_same"].reason != "wrong-output" and by["slow_same"].inputs_checked > 2000, by["slow_same"].detail
+
+
+def test_no_first_look_where_the_programs_recorded_calls_are_among_the_inputs(tmp_path, monkeypatch):
+    """Generated inputs alone are refused where the original's results on them move, which a harness
+    with recorded calls leaves out: inflate_fast's first look cost 30 s and gave nothing."""
+    prog = BUDGET / "slowprog"
+    res, updates, stages = _run(tmp_path, monkeypatch, editor=True, src=prog / "slow.c", tests=prog / "tests")
+    assert "recorded from the program" in res.harness, res.harness
+    assert not [s for s in stages if s.startswith("first look")], stages
+    by = {c.label: c for c in res.candidates}
+    assert by["slow_wrong"].reason == "wrong-output", by["slow_wrong"].detail  # the whole harness says so
 
 
 def test_the_command_line_has_no_first_look(tmp_path, monkeypatch):
