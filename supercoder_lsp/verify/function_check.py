@@ -499,7 +499,8 @@ class FunctionHarness:
     def _reads_past_early(self, exe: Path, modes: tuple[int, ...]) -> None:
         """Raise the self-check's refusal (READS_PAST) where the first EARLY inputs already show it, in each
         state of the globals the first run may take: inflate_fast's came after 67 s of runs over every input
-        (0.7 ms each), send_tree's after 2.7 s, where the first inputs tell it in a second. They are run as
+        (0.7 ms each), where its first inputs tell it in 3 s (send_tree's first ones do not: their edge
+        inputs move less often than the rest, so its whole run still decides). They are run as
         the first part of a whole run is (one process from input 0: the same history), with the same limits
         and self-check; where a private state's inputs are left out rather than refused unless too many
         move (_self_check), the first ones must show EARLY_MARGIN times too many. Only where the program's
