@@ -496,6 +496,14 @@ class FunctionHarness:
         # after the self-check, which may leave inputs out: coverage goes over the ones compared
         return after() if after else None
 
+    def _first_inputs(self, n: int, mode: int, parts: int = 0) -> FunctionHarness:
+        """This harness over its first `n` generated inputs alone, in `mode` (the same binary: an input is
+        generated from its index), split over `parts` processes (0: as many as the cores). It shares this
+        one's folder; its own first run, adoption and self-check are the caller's."""
+        q = copy.copy(self)
+        q.total, q.parts, q.n_recorded, q.recorded, q.skip_file, q.mode = n, parts, 0, None, None, mode
+        return q
+
     def _reads_past_early(self, exe: Path, modes: tuple[int, ...]) -> None:
         """Raise the self-check's refusal (READS_PAST) where the first EARLY inputs already show it, in each
         state of the globals the first run may take: inflate_fast's came after 67 s of runs over every input
@@ -513,8 +521,7 @@ class FunctionHarness:
             return
         seen = None
         for mode in modes:
-            q = copy.copy(self)
-            q.total, q.parts, q.skip_file, q.mode = EARLY, 1, None, mode
+            q = self._first_inputs(EARLY, mode, parts=1)
             r = q._run(exe, EARLY, mode | MODE_STOP_SLOW, BASELINE_SECONDS + 10, {"SC_BUDGET_MS": str(EARLY_MS)})
             if r.run.returncode != 0 or len(r.status) != EARLY:
                 return
@@ -549,8 +556,7 @@ class FunctionHarness:
         taste = self._run(exe, FIRST_LOOK // 10, mode | MODE_STOP_SLOW, BASELINE_SECONDS + 10)
         if taste.run.returncode != 0 or self._three_runs(taste) < FIRST_LOOK_SECONDS:
             return None
-        q = copy.copy(self)
-        q.total, q.parts, q.n_recorded, q.recorded, q.skip_file, q.mode = FIRST_LOOK, 0, 0, None, None, mode
+        q = self._first_inputs(FIRST_LOOK, mode)
         r = q._run_parts(exe, FIRST_LOOK, q.mode | MODE_STOP_SLOW, BASELINE_SECONDS + 10, rerun=False)
         if r.run.returncode != 0 or len(r.status) != FIRST_LOOK:
             return None
