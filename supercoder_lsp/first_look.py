@@ -5,8 +5,12 @@ candidates are checked on a harness of the first inputs (FunctionHarness._first_
 wrong there shows at once, as the verdicts so far; it is wrong on an input of the whole harness too, and
 that verdict stays where the whole harness's inputs turn out the same (FunctionHarness.same_inputs), else
 it is checked again with the whole harness. A candidate that passes has no verdict yet: the round judges
-it as any other. The editor only (the pipeline's on_update): the command line gives every verdict at
-once, and the first look costs the whole run a few seconds.
+it as any other. Where the program's recorded calls are among the inputs, the first look is on those
+calls alone (FunctionHarness._recorded_look: inflate_fast's 11, where its generated inputs took 38 s),
+and a candidate that passes them gets the first pass of its timing on them (Judge.first_look): one that
+pass shows no faster has that verdict at once; all are judged again with the whole harness. The editor
+only (the pipeline's on_update): the command line gives every verdict at once, and the first look costs
+the whole run a few seconds.
 """
 
 from __future__ import annotations
@@ -44,7 +48,12 @@ class FirstLook:
                 return
             if cand is None:
                 return
-            self.progress(f"first look: {cand.label} on {early.n_inputs:,} inputs")
+            on = (
+                f"the program's {early.n_recorded:,} recorded calls"
+                if early.only_recorded
+                else f"{early.n_inputs:,} inputs"
+            )
+            self.progress(f"first look: {cand.label} on {on}")
             r = judge.first_look(cand)
             self.drawn.append((cand, r))
             if r is not None:

@@ -93,15 +93,30 @@ class Judge:
         return r
 
     def first_look(self, cand: Candidate) -> CandidateResult | None:
-        """The checks up to the function harness's, with this judge's harness (one of the first inputs:
-        first_look.py): the verdict where one fails, else None (none yet)."""
+        """The checks up to the function harness's, with this judge's harness (one of the first inputs, or
+        of the program's recorded calls: first_look.py), and with a timer the first pass of the timing,
+        where it already shows the candidate no faster: the verdict where one fails, else None (none yet:
+        a candidate that may be faster has its verdict from the whole harness and every pass)."""
         r = _rejected(cand)
+        sw = Stopwatch(r.stage_seconds)
         try:
-            self._up_to_harness(cand, r, Stopwatch(r.stage_seconds))
+            self._up_to_harness(cand, r, sw)
+            if self.timer is None:
+                return None
+            with sw("measure"):
+                try:
+                    t = self.timer.first_pass(self.base_asm, cand.assembly, cand.label)
+                except TimingMismatch as e:
+                    raise Rejected("unsafe", str(e)) from e
+                except TimingError:
+                    return None  # the round times it and says why
+            if t is None:
+                return None
+            r.timing = t
+            raise Rejected("not-faster", t.detail)
         except Rejected as e:
             r.reason, r.detail = e.reason, e.detail
             return r
-        return None
 
     def adopt(self, cand: Candidate, r: CandidateResult) -> CandidateResult:
         """A verdict on `cand` given by another judge (first_look.py), noted: the same code again is a duplicate."""

@@ -320,8 +320,16 @@ class Pipeline:
         def judge_on(early) -> Judge:
             refs = ctx.data_sizes() if cut.external_refs else {}
             features = instruction_features(cut.text)
+            timer = None
+            if early.only_recorded:  # the program's recorded calls (FunctionHarness._recorded_look): timed on
+                # them, as the round will, for a verdict where the first pass shows a candidate no faster
+                timer = self._timer(
+                    ctx, fn, early.plan, early.recorded, early.support_objs, fdir / "first" / "timing", lazy=True
+                )
+                timer.s.skip_file = early.timing_skip_file()
+                timer.compile_in_background()  # beside the candidate's checks
             return Judge(
-                ctx, fn, cut.text, features, early, None, None, fdir / "first", base_obj=base_obj, extern_sizes=refs
+                ctx, fn, cut.text, features, early, timer, None, fdir / "first", base_obj=base_obj, extern_sizes=refs
             )
 
         return FirstLook(
@@ -385,21 +393,11 @@ class Pipeline:
         with sw("harness"):
             rec = program_recording(ctx, fn, plan, base_obj, fdir, self.opts, self.notes)
 
-        def make_timer(support_objs: tuple[Path, ...], lazy: bool = False) -> InterleavedTimer:
-            return InterleavedTimer(
-                TimingSetup(
-                    fdir / "timing",
-                    fn.name,
-                    plan,
-                    self.opts.seed,
-                    self.opts.rounds,
-                    min_speedup=self.opts.min_speedup,
-                    recorded=rec.inputs or None,
-                    link_flags=ctx.library_flags(),
-                ),
-                support_objs,
-                lazy,
-            )
+        def make_timer(
+            support_objs: tuple[Path, ...], timed: Plan | None = None, lazy: bool = False
+        ) -> InterleavedTimer:
+            # `timed`: the harness's own plan, where its inputs were narrowed
+            return self._timer(ctx, fn, timed or plan, rec.inputs, support_objs, fdir / "timing", lazy)
 
         own: Recording | None = None
         if not rec.runs and _timing_caveat(plan, None) and any(p.owned for p in plan.params):
@@ -443,6 +441,32 @@ class Pipeline:
             return None, None
         return self._with_timer(harness, plan, support, early_timer, make_timer, sw)
 
+    def _timer(
+        self,
+        ctx: FileContext,
+        fn: CFunction,
+        plan: Plan,
+        recorded,
+        support_objs: tuple[Path, ...],
+        workdir: Path,
+        lazy: bool = False,
+    ) -> InterleavedTimer:
+        """The timing driver of `fn`'s inputs under `plan`, or of the program's `recorded` calls where any."""
+        return InterleavedTimer(
+            TimingSetup(
+                workdir,
+                fn.name,
+                plan,
+                self.opts.seed,
+                self.opts.rounds,
+                min_speedup=self.opts.min_speedup,
+                recorded=recorded or None,
+                link_flags=ctx.library_flags(),
+            ),
+            support_objs,
+            lazy,
+        )
+
     @staticmethod
     def _with_timer(harness: FunctionHarness, plan: Plan, support, early_timer, make_timer, sw: Stopwatch):
         """The harness and its timing driver: `early_timer` where it was built for the same inputs."""
@@ -450,7 +474,9 @@ class Pipeline:
             early_timer = None
         with sw("measure"):
             # compiled at the first candidate timed: none may get that far (an under-tested harness)
-            timer = early_timer if early_timer is not None and not support else make_timer(support, lazy=True)
+            timer = (
+                early_timer if early_timer is not None and not support else make_timer(support, harness.plan, lazy=True)
+            )
         timer.s.skip_file = harness.timing_skip_file()  # timed on inputs the original completes
         return harness, timer
 

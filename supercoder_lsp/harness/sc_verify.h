@@ -477,7 +477,9 @@ int main(int argc, char **argv) {
             if (sc_nrec == sizeof sc_recbuf / sizeof *sc_recbuf) sc_flush_records();
             continue;
         }
-        sc_gen(sc_cur, in);
+        /* where only the program's recorded calls run, the generated inputs are not even made: a run of
+         * inflate_fast's 11 calls took 0.7 s making its 100,378 generated states */
+        if (!(sc_only_recorded && generated)) sc_gen(sc_cur, in);
         unsigned char mark = sc_cur < sc_nskip ? sc_skip[sc_cur] : 0;
         int skipped = mark == 1 || (sc_only_recorded && generated);
         sc_allowed = sc_floor_looks ? sc_first_allowed() : mark == 2 ? 1 : sc_later_ticks;

@@ -348,6 +348,19 @@ class InterleavedTimer:
         return stats, ratio
 
     def time(self, base_asm: str, cand_asm: str, tag: str) -> Timing:
+        return self._timed(base_asm, cand_asm, tag, self.s.passes)[0]
+
+    def first_pass(self, base_asm: str, cand_asm: str, tag: str) -> Timing | None:
+        """The timing after the first pass where it already shows that the candidate cannot be faster
+        (_hopeless: the whole timing stops there too), else None: only all passes can say faster. The
+        editor's first look on the program's calls (first_look.py): a verdict before the generated inputs'
+        runs (inflate_fast's 38 s)."""
+        t, stopped = self._timed(base_asm, cand_asm, tag, 1)
+        return t if stopped else None
+
+    def _timed(self, base_asm: str, cand_asm: str, tag: str, passes: int) -> tuple[Timing, bool]:
+        """The timing over up to `passes` passes, and whether it stopped early because more could not make
+        the candidate faster; never significant unless it ran all the setup's passes."""
         try:
             self._compile()
         except build.BuildError as e:
@@ -359,7 +372,7 @@ class InterleavedTimer:
         rows_by: dict[int, list[tuple[float, float, float]]] = {off: [] for off in self.s.offsets}
         per_pass = max(6, -(-self.s.rounds // self.s.passes))
         stopped = ""
-        for n in range(1, self.s.passes + 1):
+        for n in range(1, min(passes, self.s.passes) + 1):
             for off, exe in exes.items():
                 rows_by[off] += self._run(exe, off, per_pass)
             stopped = _hopeless(rows_by, self.s.min_speedup) if n < self.s.passes else ""
@@ -379,14 +392,14 @@ class InterleavedTimer:
             }
             pooled += ratio
         t = _verdict(per_alignment, pooled, samples)
-        if stopped:  # never a claim from part of the passes (_hopeless: it could not be one anyway)
+        if stopped or passes < self.s.passes:  # never a claim from part of the passes
             t.significant = False
             t.detail += stopped
         if self.s.recorded:
             n, used = len(self.s.recorded), self._recorded_timed
             some = f"{used} of the {n}" if 0 < used < n else f"the {n}"
             t.detail += f", timed on {some} calls recorded from the program"
-        return t
+        return t, bool(stopped)
 
 
 def _ratios(rows: list[tuple[float, float, float]]) -> list[float]:

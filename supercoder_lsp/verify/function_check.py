@@ -71,6 +71,7 @@ EARLY = (
 )
 EARLY_MS = 1_500  # ... in up to this many ms of the original's run on them
 EARLY_MARGIN = 1.25  # ... refused there only where a private state's moved inputs are this many times the whole's limit
+TASTE_MS = 500  # the original's run on a tenth of them tells whether a first look pays (_slow_to_prepare) ...
 SAMPLE = 10_000  # inputs on which a second state of the globals is tried before a whole run (_better_on_sample)
 HARNESS_SYMBOL = "sc_fn"
 MODE_RANDOM_GLOBALS = 1
@@ -440,7 +441,7 @@ class FunctionHarness:
         modes = (MODE_RANDOM_GLOBALS | state, state) if self.support else (0,)
         self._reads_past_early(exe, modes)
         if first_look is not None:
-            early = self._first_look(exe)
+            early = self._recorded_look(exe, modes) if self.n_recorded else self._first_look(exe)
             if early is not None:
                 first_look(early)
         rec = None
@@ -552,9 +553,7 @@ class FunctionHarness:
         if self.total < 2 * FIRST_LOOK or self.n_states or self.n_recorded:
             return None
         mode = MODE_RANDOM_GLOBALS if self.support else 0
-        # a tenth of them first, in one process: where the original is fast, that is all it costs (adler32_z)
-        taste = self._run(exe, FIRST_LOOK // 10, mode | MODE_STOP_SLOW, BASELINE_SECONDS + 10)
-        if taste.run.returncode != 0 or self._three_runs(taste) < FIRST_LOOK_SECONDS:
+        if not self._slow_to_prepare(exe, mode):
             return None
         q = self._first_inputs(FIRST_LOOK, mode)
         r = q._run_parts(exe, FIRST_LOOK, q.mode | MODE_STOP_SLOW, BASELINE_SECONDS + 10, rerun=False)
@@ -566,6 +565,48 @@ class FunctionHarness:
         except RuntimeError:
             return None
         return q
+
+    def _slow_to_prepare(self, exe: Path, mode: int) -> bool:
+        """Whether the original's run, self-check and coverage over every input would take over
+        FIRST_LOOK_SECONDS, told from its run on a tenth of the first FIRST_LOOK inputs, in one process
+        (where the original is fast, that is all it costs: adler32_z), for up to TASTE_MS: one that does not
+        finish them by then is slow (inflate_fast: 1,723 of its first 2,000 inputs crash, 60 loop)."""
+        taste = self._run(
+            exe, FIRST_LOOK // 10, mode | MODE_STOP_SLOW, BASELINE_SECONDS + 10, {"SC_BUDGET_MS": str(TASTE_MS)}
+        )
+        if taste.run.returncode not in (0, EXIT_SLOW):
+            return False
+        return (
+            taste.run.returncode == EXIT_SLOW
+            or any(s & NOT_RUN for s in taste.status)
+            or (self._three_runs(taste) >= FIRST_LOOK_SECONDS)
+        )
+
+    def _recorded_look(self, exe: Path, modes: tuple[int, ...]) -> FunctionHarness | None:
+        """A harness of the program's recorded calls alone (the generated inputs are not run), for the
+        editor's first verdicts where the original's runs over the generated inputs beside them are slow
+        (_slow_to_prepare; inflate_fast: 38 s of its first run and self-check, where its 11 recorded calls
+        take a tenth of a second): the original's run and self-check on them, in the globals' first state
+        where the original finishes one of them in it. None where they would not take long, or its runs on
+        the calls do not end cleanly (prepare decides those). Its verdicts are the first look's (first_look.py):
+        the round judges the candidates again with the whole harness."""
+        if self.total - self.n_recorded < 2 * FIRST_LOOK or not self._slow_to_prepare(exe, modes[0]):
+            return None
+        for mode in modes:
+            q = copy.copy(self)
+            q.only_recorded, q.skip_file, q.mode = "the editor's first look", None, mode
+            r = q._run_parts(exe, q.total, mode | MODE_STOP_SLOW, BASELINE_SECONDS + 10, rerun=False)
+            if r.run.returncode != 0 or len(r.status) != q.total:
+                return None
+            try:
+                q._adopt(r, sum(1 for i in range(q.total) if r.failed(i)))
+                q._self_check(exe)
+            except OutsideDomain:
+                continue  # the original fails on every recorded call in this state of the globals
+            except RuntimeError:
+                return None
+            return q
+        return None
 
     def _three_runs(self, taste: Records) -> float:
         """Seconds the original's three runs over all inputs (first run, self-check, coverage) would take,
@@ -591,6 +632,7 @@ class FunctionHarness:
             and early.support_objs == self.support_objs
             and (early.seed, early.n_random) == (self.seed, self.n_random)
             and not self.only_recorded
+            and not early.only_recorded
         )
 
     @property

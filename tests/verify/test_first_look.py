@@ -18,7 +18,7 @@ from supercoder_lsp.verify.sandbox import RunResult
 BUDGET = FIXTURES / "verify" / "budget"
 
 
-def _run(tmp, monkeypatch, *, editor: bool, src=BUDGET / "slow.c", tests=None):
+def _run(tmp, monkeypatch, *, editor: bool, src=BUDGET / "slow.c", tests=None, names=("slow_same", "slow_wrong")):
     # the first 2,000 inputs, however fast the original is on them (zlib's deflate_fast takes 30 s for
     # the whole harness; this fixture a second)
     monkeypatch.setattr(function_check, "FIRST_LOOK", 2000)
@@ -26,7 +26,7 @@ def _run(tmp, monkeypatch, *, editor: bool, src=BUDGET / "slow.c", tests=None):
     cands = tmp / "cands" / "slow_mix"
     cands.mkdir(parents=True)
     cfg = BuildConfig("gcc", ("-O3",), "test", str(BUDGET))
-    for name in ("slow_same", "slow_wrong"):
+    for name in names:
         asm = build.compile_to_asm(BUDGET / f"{name}.c", cfg, tmp / f"{name}.s")
         (cands / f"{name}.s").write_text(cut_function(asm, "slow_mix").text)
     opts = Options(
@@ -67,15 +67,41 @@ def test_a_wrong_candidate_shows_before_the_original_has_run_on_every_input(tmp_
     assert by["slow_same"].reason != "wrong-output" and by["slow_same"].inputs_checked > 2000, by["slow_same"].detail
 
 
-def test_no_first_look_where_the_programs_recorded_calls_are_among_the_inputs(tmp_path, monkeypatch):
-    """Generated inputs alone are refused where the original's results on them move, which a harness
-    with recorded calls leaves out: inflate_fast's first look cost 30 s and gave nothing."""
+def test_where_the_program_made_calls_the_first_look_is_on_them_alone_and_its_verdicts_are_judged_again(
+    tmp_path, monkeypatch
+):
+    """inflate_fast: the original's runs over the generated inputs beside its 11 recorded calls took 38 s
+    before any verdict (its generated inputs alone are refused where they move, which the whole harness
+    leaves out). The first look checks and times the first candidates on the recorded calls alone: one no
+    faster there shows at once. The round judges it again with the whole harness: a candidate right on
+    every call the program made and wrong on a generated input ends wrong, not as the first look said."""
     prog = BUDGET / "slowprog"
-    res, updates, stages = _run(tmp_path, monkeypatch, editor=True, src=prog / "slow.c", tests=prog / "tests")
+    res, updates, stages = _run(
+        tmp_path, monkeypatch, editor=True, src=prog / "slow.c", tests=prog / "tests", names=("slow_slower_wrong",)
+    )
     assert "recorded from the program" in res.harness, res.harness
-    assert not [s for s in stages if s.startswith("first look")], stages
-    by = {c.label: c for c in res.candidates}
-    assert by["slow_wrong"].reason == "wrong-output", by["slow_wrong"].detail  # the whole harness says so
+    assert [s for s in stages if s.startswith("first look")] == [
+        "first look: slow_slower_wrong on the program's 5 recorded calls"
+    ]
+    first = updates[0]
+    assert first.harness == ""  # sent before the whole harness was described
+    [early] = first.candidates
+    assert early.reason == "not-faster" and "calls recorded from the program" in early.detail, early.detail
+    [late] = res.candidates
+    assert late.reason == "wrong-output" and "slow_mix(x=" in late.detail, late.detail
+    assert "differs only on inputs the program never produced" in late.detail
+
+
+def test_a_candidate_wrong_on_a_call_the_program_made_shows_in_the_first_look(tmp_path, monkeypatch):
+    prog = BUDGET / "slowprog"
+    res, updates, stages = _run(
+        tmp_path, monkeypatch, editor=True, src=prog / "slow.c", tests=prog / "tests", names=("slow_wrong",)
+    )
+    [early] = updates[0].candidates  # wrong where x % 64 == 37: on the program's call slow_mix(37)
+    assert early.reason == "wrong-output" and "slow_mix(x=37)" in early.detail, early.detail
+    assert updates[0].harness == ""
+    [late] = res.candidates
+    assert late.reason == "wrong-output", late.detail  # judged again: the whole harness says so too
 
 
 def test_the_command_line_has_no_first_look(tmp_path, monkeypatch):
