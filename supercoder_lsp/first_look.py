@@ -4,13 +4,14 @@ Before the original has run on every input (zlib's deflate_fast: 30 s), the firs
 candidates are checked on a harness of the first inputs (FunctionHarness._first_look). A candidate found
 wrong there shows at once, as the verdicts so far; it is wrong on an input of the whole harness too, and
 that verdict stays where the whole harness's inputs turn out the same (FunctionHarness.same_inputs), else
-it is checked again with the whole harness. A candidate that passes has no verdict yet: the round judges
-it as any other. Where the program's recorded calls are among the inputs, the first look is on those
-calls alone (FunctionHarness._recorded_look: inflate_fast's 11, where its generated inputs took 38 s),
-and a candidate that passes them gets the first pass of its timing on them (Judge.first_look): one that
-pass shows no faster has that verdict at once; all are judged again with the whole harness. The editor
-only (the pipeline's on_update): the command line gives every verdict at once, and the first look costs
-the whole run a few seconds.
+it is checked again with the whole harness. Where the program's recorded calls are among the inputs, the
+first look is on those calls alone (FunctionHarness._recorded_look: inflate_fast's 11, where its generated
+inputs took 38 s). A candidate that passes gets the first pass of its timing, on those calls or on the
+first random inputs the original finishes (Judge.first_look): one that pass shows no faster, or that
+cannot be timed, has that verdict at once, and is judged again with the whole harness, which keeps the
+first pass where it times the same inputs (timing); any other has no verdict yet. The editor only (the
+pipeline's on_update): the command line gives every verdict at once, and the first look costs the whole
+run a few seconds.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 from .judge import Judge
-from .model import Candidate, CandidateResult
+from .model import Candidate, CandidateResult, Timing
 from .verify.function_check import FunctionHarness
 
 CANDIDATES = 2  # the most candidates checked on the first inputs; the first verdict there ends it
@@ -61,7 +62,26 @@ class FirstLook:
                 return
 
     def verdict(self, harness: FunctionHarness | None, r: CandidateResult | None) -> CandidateResult | None:
-        """The first look's verdict on a drawn candidate where it stands with the whole harness, else None."""
+        """The first look's verdict on a drawn candidate where it stands with the whole harness, else None.
+        Not a timing's: a candidate no faster (or that could not be timed) is still checked on every input of
+        the whole harness (timing)."""
         if r is None or self.early is None or harness is None or not harness.same_inputs(self.early):
             return None
-        return r
+        return None if r.reason == "not-faster" else r
+
+    def timing(self, harness: FunctionHarness | None, r: CandidateResult | None) -> Timing | None:
+        """The first pass of a drawn candidate's timing, where the round would time it on the same inputs:
+        the same program's recorded calls, or the same first random inputs the original finishes (the
+        whole harness failed it on the same of them), with the same plan and linked objects. It already
+        showed the candidate no faster, so the round keeps it once the whole harness has checked the
+        candidate (a second timing cost inflate 2 s a candidate); else None."""
+        early = self.early
+        if r is None or r.timing is None or r.reason != "not-faster" or early is None or harness is None:
+            return None
+        if harness.plan != early.plan or harness.support_objs != early.support_objs:
+            return None
+        if early.only_recorded:
+            same = harness.recorded is early.recorded
+        else:
+            same = not harness.n_recorded and harness.fails_alike(early)
+        return r.timing if same else None

@@ -75,8 +75,10 @@ class Judge:
     _untried: dict[str, str] = field(default_factory=dict)  # label -> why it was not proven
     _objects: dict[str, Path] = field(default_factory=dict)  # label -> the accepted candidate's object
 
-    def __call__(self, cand: Candidate) -> CandidateResult:
-        """The candidate through every check in order; the first that fails is its verdict."""
+    def __call__(self, cand: Candidate, timed: Timing | None = None) -> CandidateResult:
+        """The candidate through every check in order; the first that fails is its verdict. `timed`: its
+        timing on the same inputs from the first look (first_look.py), which showed it no faster, kept in
+        place of timing it again."""
         r = _rejected(cand)
         sw = Stopwatch(r.stage_seconds)
         try:
@@ -84,7 +86,10 @@ class Judge:
             cand_exe = self._program_tests(cand, cobj, r, sw)
             self._covered(r)
             self._prove(cobj, r, sw)
-            self._time_function(cand, r, sw)
+            if timed is not None and not timed.significant:
+                r.timing = timed
+            else:
+                self._time_function(cand, r, sw)
             self._time_program(cand_exe, r, sw)
             self._objects[r.label] = cobj
             self._decide(r)
@@ -95,8 +100,9 @@ class Judge:
     def first_look(self, cand: Candidate) -> CandidateResult | None:
         """The checks up to the function harness's, with this judge's harness (one of the first inputs, or
         of the program's recorded calls: first_look.py), and with a timer the first pass of the timing,
-        where it already shows the candidate no faster: the verdict where one fails, else None (none yet:
-        a candidate that may be faster has its verdict from the whole harness and every pass)."""
+        where it already shows the candidate no faster or cannot time it: the verdict where one fails, else
+        None (none yet: a candidate that may be faster has its verdict from the whole harness and every
+        pass)."""
         r = _rejected(cand)
         sw = Stopwatch(r.stage_seconds)
         try:
@@ -108,8 +114,9 @@ class Judge:
                     t = self.timer.first_pass(self.base_asm, cand.assembly, cand.label)
                 except TimingMismatch as e:
                     raise Rejected("unsafe", str(e)) from e
-                except TimingError:
-                    return None  # the round times it and says why
+                except TimingError as e:  # the original's own timing run fails (inflateBack's generated
+                    # states, called again after what the last call left): the round's says the same
+                    raise Rejected("not-faster", f"could not be timed: {e}") from e
             if t is None:
                 return None
             r.timing = t

@@ -31,7 +31,7 @@ from .harness.plan import OUTPUT_FUNCTIONS, Plan, make_plan, probe_past_types
 from .harness_setup import build_harness, needed_symbols, own_program_recording, program_recording
 from .hotness import ProfileError, callgrind_profile, rank
 from .judge import Judge, choose_best
-from .measure.interleaved import InterleavedTimer, TimingSetup
+from .measure.interleaved import N_TIMING_INPUTS, InterleavedTimer, TimingSetup
 from .model import ACCEPTED, RUNNING, Candidate, CandidateResult, CFunction, FunctionResult
 from .options import InputError, Options
 from .propose.base import Feedback, ProposalRequest, ProposerUnavailable
@@ -321,11 +321,13 @@ class Pipeline:
             refs = ctx.data_sizes() if cut.external_refs else {}
             features = instruction_features(cut.text)
             timer = None
-            if early.only_recorded:  # the program's recorded calls (FunctionHarness._recorded_look): timed on
-                # them, as the round will, for a verdict where the first pass shows a candidate no faster
-                timer = self._timer(
-                    ctx, fn, early.plan, early.recorded, early.support_objs, fdir / "first" / "timing", lazy=True
-                )
+            # timed as the round will time it, on the program's recorded calls (FunctionHarness._recorded_look)
+            # or the first random inputs the original finishes, where the first look holds them: a verdict
+            # where the first pass shows a candidate no faster
+            if early.only_recorded or early.finished_random() >= N_TIMING_INPUTS:
+                recorded = early.recorded if early.only_recorded else None
+                where = fdir / "first" / "timing"
+                timer = self._timer(ctx, fn, early.plan, recorded, early.support_objs, where, lazy=True)
                 timer.s.skip_file = early.timing_skip_file()
                 timer.compile_in_background()  # beside the candidate's checks
             return Judge(
@@ -572,7 +574,10 @@ class Pipeline:
             kept = first.verdict(harness, early) if first is not None else None
             if kept is not None:
                 kept.label = cand.label
-            r = judge.adopt(cand, kept) if kept is not None else judge(cand)
+            if kept is not None:
+                r = judge.adopt(cand, kept)
+            else:  # where the first look timed it on the same calls, no faster: kept, not timed again
+                r = judge(cand, first.timing(harness, early) if first is not None else None)
             res.candidates.append(r)
             done.append((cand, r))
             if self.on_update:  # the editor shows each verdict as it comes: a win (once no proof is to come), or

@@ -72,6 +72,9 @@ static int sc_heap_refuse(size_t n) {
 #define SC_MAXFOREIGN 16
 static uint64_t sc_arena_lo, sc_arena_hi; /* the heap's pages (sc_read_maps) */
 static uint64_t sc_foreign[SC_MAXFOREIGN];
+/* The timing driver's copies of its inputs (measure/interleaved.py: sc_copy_mem), from glibc's heap before
+ * any call: freeing one of them is freeing memory malloc never gave the call, as in the verifier. */
+static uint64_t sc_inputs_lo __attribute__((unused)), sc_inputs_hi __attribute__((unused));
 static unsigned sc_nforeign;
 
 /* Where a call's blocks come from: guarded slots, not glibc's heap. Each block ends against a PROT_NONE
@@ -183,7 +186,7 @@ void *realloc(void *q, size_t n) {
 void free(void *p) {
     if (sc_heap_on && p && !sc_heap_forget(p) && sc_cb_slot(p) < 0) {
         uint64_t a = (uint64_t)(uintptr_t)p;
-        if (sc_arena_hi && (a < sc_arena_lo || a >= sc_arena_hi)) {
+        if ((sc_arena_hi && (a < sc_arena_lo || a >= sc_arena_hi)) || (a >= sc_inputs_lo && a < sc_inputs_hi)) {
             if (sc_nforeign < SC_MAXFOREIGN) sc_foreign[sc_nforeign] = a;
             sc_nforeign++;
             return;

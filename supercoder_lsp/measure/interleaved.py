@@ -60,7 +60,7 @@ def render_timing(plan: Plan, seed: int, recorded: RecordedInputs | None = None,
             )
             nb = size.replace("T[j].", "src->")
             copies.append(
-                f"{{ size_t nb = {nb}; void *c = malloc(nb ? nb : 1); memcpy(c, src->pv[{k}], nb); dst->pv[{k}] = c; }}"
+                f"{{ size_t nb = {nb}; void *c = sc_copy_mem(nb ? nb : 1, 0); memcpy(c, src->pv[{k}], nb); dst->pv[{k}] = c; }}"
             )
     return f"""#include "sc_rt.h"
 #include "sc_sandbox.h"
@@ -73,6 +73,19 @@ extern {ret} sc_t0({proto}), sc_t1({proto}), sc_t2({proto});
 #define RET_T {ret}
 #define PROTO_T {proto}
 #define SC_CALL(fn, in, acc) {body}
+/* Memory for the timed inputs' copies, from glibc's heap as before; where it lies is noted, so that a call
+ * that frees a pointer its input holds (zlib's gz_comp, through gz_error's free(state->msg)) has free() pass
+ * it over as memory malloc never gave (sc_heap.h), as in the verifier: glibc's free aborted the timing run
+ * ("could not be timed: signal 11"). Still the heap: a recorded call that reads past what was recorded
+ * reads the heap beyond it, as it did. */
+static void *sc_copy_mem(size_t n, int zero) {{
+    void *c = zero ? calloc(1, n) : malloc(n);
+    if (!c) exit(70);
+    uint64_t a = (uint64_t)(uintptr_t)c;
+    if (!sc_inputs_lo || a < sc_inputs_lo) sc_inputs_lo = a;
+    if (a + n > sc_inputs_hi) sc_inputs_hi = a + n;
+    return c;
+}}
 static void sc_copy_input(const sc_input *src, sc_input *dst) {{
     *dst = *src; {" ".join(copies)}
     /* a parameter that points into another one's buffer (zlib's send_tree(s, s->dyn_ltree, ...)) points into
@@ -91,8 +104,7 @@ static void sc_copy_input(const sc_input *src, sc_input *dst) {{
         for (unsigned b = 0; b < SC_NP + src->nr; b++) {{ size_t l; from[b] = (uint64_t)(uintptr_t)sc_deep_buf(src, b, &l); }}
         for (uint32_t j = 0; j < src->nr; j++) {{
             /* zeros past the end, alike in the three copies: a read past what was recorded gives the same */
-            unsigned char *c = calloc(1, src->rlen[j] + 64 + 4096);
-            if (!c) exit(70);
+            unsigned char *c = sc_copy_mem(src->rlen[j] + 64 + 4096, 1);
             c += src->ra[j] & 63; memcpy(c, src->rp[j], src->rlen[j]); dst->rp[j] = c;
         }}
         sc_relocate(dst, from);

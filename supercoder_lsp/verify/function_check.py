@@ -63,9 +63,8 @@ MAX_PARTS = 4  # a run over the inputs is split over up to this many cores (Func
 MIN_SPLIT = 1000  # ... where it has at least this many
 MAX_LATE = 4  # of the inputs out of time in a part run where the original finished them, this many tried alone
 FIRST_LOOK = 20_000  # inputs of the editor's first verdicts (FunctionHarness._first_look) ...
-FIRST_LOOK_SECONDS = (
-    15  # ... where its three runs over all inputs would take this, from a tenth of those (deflate_fast 17)
-)
+FIRST_LOOK_SECONDS = 2.5  # ... where its three runs over all inputs would take this (inflateBack 3.4, gz_comp 5.5)
+TIMED_FIRST = 2048  # ... and as many random inputs past the edge ones: the timing driver's first ones among them
 EARLY = (
     2_000  # the first inputs on which the self-check's refusal is tried first (FunctionHarness._reads_past_early) ...
 )
@@ -194,6 +193,7 @@ class FunctionHarness:
         self.min_timeout = min_timeout
         self.n_inputs = 0
         self.total = 0  # SC_NINPUTS, once the harness is built
+        self.n_edge = 0  # SC_NEDGE: the edge inputs, first
         self.parts = 0  # how many parts each run over the inputs is split into (_cuts), once chosen
         self.base_seconds = 0.0
         self.mode = MODE_RANDOM_GLOBALS
@@ -236,7 +236,8 @@ class FunctionHarness:
         src.write_text(text)
         edges = re.search(r"^#define SC_NEDGE (\d+)ULL$", text, re.M)
         assert edges is not None, "render_verify defines SC_NEDGE"
-        self.total = int(edges[1]) + self.n_random + self.n_recorded  # SC_NINPUTS: every input a run can have
+        self.n_edge = int(edges[1])
+        self.total = self.n_edge + self.n_random + self.n_recorded  # SC_NINPUTS: every input a run can have
         # the same text as the harness last built here (the file's objects tried after the function's alone,
         # then the project's: gz_comp's 1.1 s): its object is kept
         built = self.dir / "harness.o.c"
@@ -541,26 +542,28 @@ class FunctionHarness:
             raise RuntimeError(f"{seen} (seen on the first {EARLY:,} generated inputs)")
 
     def _first_look(self, exe: Path) -> FunctionHarness | None:
-        """A harness of the first FIRST_LOOK inputs, in the same binary (an input is generated from its
-        index): the original's run and self-check on them, with the globals' first state. A candidate it
-        finds wrong, crashing, out of time or breaking the calling convention is so on an input of the whole
-        harness: a verdict the editor shows before the original has run on every input (deflate_fast's 30 s);
-        one it passes has none yet. None where the original's run, self-check and coverage over every input
-        would take under FIRST_LOOK_SECONDS (told from its run on a tenth of the first inputs: inflate's 11 s,
-        where the first look cost more than it gave), or its run or self-check on them did not end cleanly
-        (prepare decides those), or the program's recorded calls are among the inputs: generated ones alone
-        are then refused where they move, which the whole harness leaves out (inflate_fast: 30 s for none)."""
-        if self.total < 2 * FIRST_LOOK or self.n_states or self.n_recorded:
+        """A harness of the first FIRST_LOOK inputs (and TIMED_FIRST random ones past the edge inputs, where
+        those are more: inflateBack's 25,000), in the same binary (an input is generated from its index):
+        the original's run and self-check on them, with the globals' first state. A candidate it finds wrong,
+        crashing, out of time or breaking the calling convention is so on an input of the whole harness: a
+        verdict the editor shows before the original has run on every input (deflate_fast's 30 s); one it
+        passes has none yet, but for the first pass of its timing (first_look.py). None where the original's
+        run, self-check and coverage over every input would take under FIRST_LOOK_SECONDS (_slow_to_prepare),
+        or its run or self-check on them did not end cleanly (prepare decides those), or the program's
+        recorded calls are among the inputs: generated ones alone are then refused where they move, which the
+        whole harness leaves out (inflate_fast: 30 s for none); _recorded_look is for those."""
+        n = max(FIRST_LOOK, self.n_edge + TIMED_FIRST)
+        if self.total < 2 * n or self.n_states or self.n_recorded:
             return None
         mode = MODE_RANDOM_GLOBALS if self.support else 0
         if not self._slow_to_prepare(exe, mode):
             return None
-        q = self._first_inputs(FIRST_LOOK, mode)
-        r = q._run_parts(exe, FIRST_LOOK, q.mode | MODE_STOP_SLOW, BASELINE_SECONDS + 10, rerun=False)
-        if r.run.returncode != 0 or len(r.status) != FIRST_LOOK:
+        q = self._first_inputs(n, mode)
+        r = q._run_parts(exe, n, q.mode | MODE_STOP_SLOW, BASELINE_SECONDS + 10, rerun=False)
+        if r.run.returncode != 0 or len(r.status) != n:
             return None
         try:
-            q._adopt(r, sum(1 for i in range(FIRST_LOOK) if r.failed(i)))
+            q._adopt(r, sum(1 for i in range(n) if r.failed(i)))
             q._self_check(exe)
         except RuntimeError:
             return None
@@ -586,10 +589,12 @@ class FunctionHarness:
         """A harness of the program's recorded calls alone (the generated inputs are not run), for the
         editor's first verdicts where the original's runs over the generated inputs beside them are slow
         (_slow_to_prepare; inflate_fast: 38 s of its first run and self-check, where its 11 recorded calls
-        take a tenth of a second): the original's run and self-check on them, in the globals' first state
-        where the original finishes one of them in it. None where they would not take long, or its runs on
-        the calls do not end cleanly (prepare decides those). Its verdicts are the first look's (first_look.py):
-        the round judges the candidates again with the whole harness."""
+        take a tenth of a second; inflate: 7.5 s, for a look that costs the first candidate's compile and
+        the first pass of its timing, which the round then keeps where the whole harness agrees): the
+        original's run and self-check on them, in the globals' first state where the original finishes one
+        of them in it. None where they would not take long, or its runs on the calls do not end cleanly
+        (prepare decides those). Its verdicts are the first look's (first_look.py): the round judges the
+        candidates again with the whole harness."""
         if self.total - self.n_recorded < 2 * FIRST_LOOK or not self._slow_to_prepare(exe, modes[0]):
             return None
         for mode in modes:
@@ -621,6 +626,23 @@ class FunctionHarness:
         rest = max(0.0, taste.run.seconds - late * FLOOR_MS / 1000)
         first = rest + late * SHORT_INPUT_MS / 1000
         return (first + 2 * rest) * self.total / n / _cores()
+
+    def finished_random(self) -> int:
+        """Of its random inputs (past the edge ones), how many the original finished: the timing driver
+        times the first ones it finished (measure/interleaved.py), so a first look's timing is of the same
+        inputs as the whole harness's where it holds enough of them (first_look.py)."""
+        assert self.base is not None
+        hi = min(self.n_inputs, self.n_edge + self.n_random)
+        return sum(1 for i in range(self.n_edge, hi) if not self.base.failed(i))
+
+    def fails_alike(self, early: FunctionHarness) -> bool:
+        """Whether the original failed on the same of `early`'s random inputs here as there (and in the same
+        state of the globals): where both hold the inputs a timing would take, it takes the same ones."""
+        a, b = self.base, early.base
+        if a is None or b is None or early.mode != self.mode:
+            return False
+        hi = min(early.n_inputs, self.n_inputs, self.n_edge + self.n_random)
+        return all(a.failed(i) == b.failed(i) for i in range(self.n_edge, hi))
 
     def same_inputs(self, early: FunctionHarness) -> bool:
         """Whether a verdict of `early` (_first_look) holds for this harness, once prepared: its inputs are

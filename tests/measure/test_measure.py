@@ -112,3 +112,18 @@ def test_a_function_that_accumulates_into_its_buffer_times_against_itself(tmp_pa
     plan = make_plan(parse_functions(src.read_text())[0].signature)
     r = InterleavedTimer(TimingSetup(tmp_path / "t", "bump", plan, rounds=8)).time(base.text, base.text, "aa")
     assert not r.significant
+
+
+def test_a_function_that_frees_memory_its_input_points_to_is_timed(tmp_path):
+    """zlib's gz_comp: an error frees the message its generated state points to (gz_error). The verifier
+    passes such a free over as memory malloc never gave; the timing driver's copies of the inputs come from
+    glibc's heap, and its free() aborted every timing run ("could not be timed: signal 11") until free()
+    passed over them there too."""
+    from support import pipeline_on_rewrites
+
+    d = FIXTURES / "verify" / "timing"
+    res = pipeline_on_rewrites(tmp_path, d / "writer.c", "writer_put", d / "writer_same.c", proof_budget=0)
+    assert "data pointer(s) into one 64 KiB buffer" in res.harness, res.harness
+    [same] = res.candidates
+    assert same.timing is not None and "could not be timed" not in same.detail, same.detail
+    assert same.reason in (None, "not-faster"), same.detail
