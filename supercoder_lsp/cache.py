@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import tempfile
 from pathlib import Path
 
@@ -34,6 +35,10 @@ class Cache:
             self.dir.mkdir(parents=True, exist_ok=True)
         except OSError as e:
             self.problem = f"cache disabled: cannot create {self.dir} ({e.strerror}); results are not saved"
+
+    def objects_dir(self) -> Path:
+        """Where the project's other files' objects are kept between runs (build/object_cache.py)."""
+        return self.dir / "objects"
 
     def _path(self, key: str) -> Path:
         return self.dir / key[:2] / f"{key}.json"
@@ -76,6 +81,7 @@ class Cache:
         removed = 0
         if not self.dir.is_dir():
             return 0
+        shutil.rmtree(self.objects_dir(), ignore_errors=True)  # build/object_cache.py's: not counted
         for entry in self.dir.glob("*/*.json"):
             try:
                 entry.unlink()

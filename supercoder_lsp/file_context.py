@@ -25,8 +25,11 @@ T = TypeVar("T")
 class FileContext:
     """What all functions of one file share; objects are built on first use."""
 
-    def __init__(self, path: Path, text: str, cfg: BuildConfig, asm: str, work: Path, tests):
+    def __init__(
+        self, path: Path, text: str, cfg: BuildConfig, asm: str, work: Path, tests, objects: Path | None = None
+    ):
         self.path, self.text, self.cfg, self.asm, self.work, self.tests = path, text, cfg, asm, work, tests
+        self.objects = objects  # where the project's other files' objects are kept between runs, if anywhere
         self._support: Path | None = None
         self._library_flags: tuple[str, ...] | None = None
         self._project_note: str | None = None  # link_project's
@@ -62,7 +65,7 @@ class FileContext:
             self._project_note = ""
             db = self.cfg.source.removeprefix("compile_commands.json:") if self.cfg.source else ""
             if db and db != self.cfg.source and Path(db).is_file():
-                lib = self._project = project_library(Path(db), self.path, self.work / "project")
+                lib = self._project = project_library(Path(db), self.path, self.work / "project", self.objects)
                 if lib.archive is not None:
                     self._library_flags = (*self.library_flags(), str(lib.archive))
                     left = f"; left out: {', '.join(lib.left_out)}" if lib.left_out else ""

@@ -145,7 +145,8 @@ class Pipeline:
                     asm = build.compile_to_asm(path, cfg, work / "baseline.s")
                 finally:
                     debug.result()
-            ctx = FileContext(path, text, cfg, asm, work, self.tests)
+            objects = self.cache.objects_dir() if self.cache and not self.cache.problem else None
+            ctx = FileContext(path, text, cfg, asm, work, self.tests, objects)
             selected = self._select(ctx, functions, notes)
             results = []
             for fn, score in selected:
@@ -574,7 +575,6 @@ class Pipeline:
             kept = first.verdict(harness, early) if first is not None else None
             if kept is not None:
                 kept.label = cand.label
-            if kept is not None:
                 r = judge.adopt(cand, kept)
             else:  # where the first look timed it on the same calls, no faster: kept, not timed again
                 r = judge(cand, first.timing(harness, early) if first is not None else None)

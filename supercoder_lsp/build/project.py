@@ -15,6 +15,7 @@ from pathlib import Path
 
 from .compile import BuildError, compile_object, defines_main, run_tool
 from .flags import from_compile_commands
+from .object_cache import compile_kept
 
 
 @dataclass
@@ -43,8 +44,9 @@ def _sources(db: Path) -> list[Path]:
 MAX_FILES = 300  # more, and building them all on first need would hold a job for minutes: --ldflags instead
 
 
-def project_library(db: Path, exclude: Path, workdir: Path) -> ProjectLibrary:
-    """Every file of `db` but `exclude`, compiled into workdir/libproject.a."""
+def project_library(db: Path, exclude: Path, workdir: Path, kept: Path | None = None) -> ProjectLibrary:
+    """Every file of `db` but `exclude`, compiled into workdir/libproject.a; with `kept`, each object
+    built there before is used again where nothing it was built from changed (object_cache.py)."""
     workdir.mkdir(parents=True, exist_ok=True)
     objs: list[str] = []
     left_out: list[str] = []
@@ -60,7 +62,10 @@ def project_library(db: Path, exclude: Path, workdir: Path) -> ProjectLibrary:
             return None
         obj = workdir / f"{i}-{src.stem}.o"
         try:
-            compile_object(src, cfg, obj)
+            if kept is None:
+                compile_object(src, cfg, obj)
+            else:
+                compile_kept(src, cfg, obj, kept)
         except BuildError:
             return ""
         return obj

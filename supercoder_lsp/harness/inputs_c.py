@@ -154,15 +154,21 @@ def render_inputs(
         f"#define SC_NEDGE {n_edge}ULL\n#define SC_NRANDOM {n_random}ULL\n"
         f"#define SC_NINPUTS ({n_edge}ULL + {n_random}ULL + SC_NREC)\n#define SC_SEED {_u64(seed)}"
     )
-    out.append("static size_t sc_probe_len[SC_NP] __attribute__((unused)); /* verify/probe.py: SC_PROBE_LEN=k:n */")
+    out.append(
+        "static size_t sc_probe_len[SC_NP] __attribute__((unused)); /* verify/probe.py: SC_PROBE_LEN=k:n[,j:m...] */"
+    )
     out.append("static void sc_setup(void) {")
     out.append("    sc_pool_init(sc_mix(SC_SEED ^ 0x706f6f6cULL));")
     if any(p.probe for p in ps):  # the probed buffer moves between the two sides, no other one (verify/probe.py)
+        # k:n moves buffer k between the sides, with n elements; each j:m after it fixes buffer j's length
+        # (one probed before it), which stays on its side
         out.append(
-            '    { const char *s = getenv("SC_PROBE_LEN"); unsigned k; unsigned long n;'
-            ' if (s && sscanf(s, "%u:%lu", &k, &n) == 2 && k < SC_NP) { sc_probe_len[k] = n;'
+            '    { const char *s = getenv("SC_PROBE_LEN"); unsigned k; unsigned long n; int used;'
+            ' if (s && sscanf(s, "%u:%lu%n", &k, &n, &used) == 2 && k < SC_NP) { sc_probe_len[k] = n;'
             " for (unsigned j = 0; j < SC_NP; j++) sc_g[j].still = j != k;"
-            " for (unsigned j = 0; j < SC_NR; j++) sc_rg[j].still = 1; } }"
+            " for (unsigned j = 0; j < SC_NR; j++) sc_rg[j].still = 1;"
+            ' for (s += used; sscanf(s, ",%u:%lu%n", &k, &n, &used) == 2 && k < SC_NP; s += used)'
+            " sc_probe_len[k] = n; } }"
         )
     for k, p in enumerate(ps):
         if p.role in ("array", "cstring"):

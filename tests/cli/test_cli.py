@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -404,6 +406,30 @@ def test_a_function_that_calls_another_file_links_the_project_from_compile_comma
         "linked with the project's other 1 file(s) from compile_commands.json; left out: main.c (defines main)"
         in fn["harness"]
     ), fn["harness"]
+
+
+def test_the_projects_objects_are_kept_for_the_next_run_and_an_edit_to_one_is_seen(tmp_path):
+    """Each run (a job per function, again on every save in the editor) built the project's other files
+    again; now their objects are kept with the results cache, and used again only where nothing they were
+    built from changed: mix.c edited between two runs is built again (its mix_word now traps, and the
+    second run's harness crashes on every input with a byte), main.c's object is used again."""
+    _library_with_compile_commands(tmp_path)
+    cache = tmp_path / "cache"
+    args = ("lib.c", "--proposer", "replay", "--candidates", "empty", "--inputs", "1000")
+    [fn] = run_json(*args, "-f", "mixed_sum", cache=cache, cwd=tmp_path)["functions"]
+    assert "skipped" not in fn["harness"], fn["harness"]
+    stamps = {next(src for src in json.loads(p.read_text()) if src.endswith(".c")): p for p in cache.rglob("*.stamps")}
+    assert sorted(Path(src).name for src in stamps) == ["main.c", "mix.c"], stamps
+    objs = {Path(src).name: p.with_suffix(".o") for src, p in stamps.items()}
+    before = {name: p.stat().st_mtime_ns for name, p in objs.items()}
+    mix = tmp_path / "mix.c"
+    mix.write_text(mix.read_text().replace("h ^= h >> 16;", "__builtin_trap();", 1))
+    old = time.time() - 5  # an edit a few seconds before the run, as a save is
+    os.utime(mix, (old, old))
+    [fn] = run_json(*args, "-f", "mixed_sum_zero", cache=cache, cwd=tmp_path)["functions"]
+    assert "skipped" in fn["harness"] or "every generated input" in fn["detail"], (fn["harness"], fn["detail"])
+    assert objs["main.c"].stat().st_mtime_ns == before["main.c"]  # used again, not written again
+    assert objs["mix.c"].stat().st_mtime_ns != before["mix.c"]  # built again and kept in its place
 
 
 def test_a_function_that_reaches_another_file_through_its_own_file_links_the_project(tmp_path):

@@ -244,6 +244,17 @@ def test_a_refusal_the_first_inputs_already_show_comes_before_the_whole_run(tmp_
         make_harness(tmp_path, ZLIKE, "zlike_sum_freq", n_random=20000, compiled_types=True)
 
 
+def test_a_refusal_only_random_inputs_show_also_comes_before_the_whole_run(tmp_path):
+    """The first 2,000 inputs are edge ones, and rare_past's edge keys never take its branch that reads one
+    byte past the buffer: 2,000 random inputs from the start of a part of the whole run show it too, and the
+    refusal comes from them, naming the same input the whole run would (zlib's inflate_table: 2.1 s before
+    its buffers were probed, 0.6 s now)."""
+    fixture = FIXTURES / "verify" / "domain" / "rare_past.c"
+    with pytest.raises(RuntimeError, match=r"depends on where its buffers lie.*2,000 from input") as early:
+        make_harness(tmp_path, fixture, "rare_past", n_random=20000, compiled_types=True)
+    assert "seen on the first 2,000 generated inputs and" in str(early.value), early.value
+
+
 def test_an_original_that_mallocs_and_frees_a_copy_gets_a_harness(tmp_path):
     """Before the heap was grown ahead of the sandbox, its malloc made a system call and it had none."""
     h, _ = make_harness(tmp_path, FIXTURES / "verify" / "noharness" / "alloc.c", "dup_sum", n_random=200)
