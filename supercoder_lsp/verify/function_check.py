@@ -95,6 +95,15 @@ def _cores() -> int:
 READS_PAST = "depends on where its buffers lie"  # the self-check's verdict (pipeline: probe struct sizes)
 
 
+def _reads_past(i: int) -> str:
+    """The self-check's refusal, on generated input i."""
+    return (
+        f"the -O3 original's result on generated input {i} {READS_PAST}: it reads or writes memory outside the "
+        "inputs the harness gives it (a struct that is really an array, a pointer field the harness sets to "
+        "NULL); give program tests with --tests DIR"
+    )
+
+
 @dataclass
 class Check:
     ok: bool
@@ -578,15 +587,17 @@ class FunctionHarness:
         good = sum(1 for i in ran if not a.failed(i))
         est_moved = moved_first * first_like + len(moved) * rest
         est_good = good_first * first_like + good * rest
-        owned_data = any(p.data or any(o.data for o in p.owned) for p in self.plan.params)
-        if not moved or (owned_data and 4 * est_moved <= EARLY_RANDOM_MARGIN * est_good):
+        if not moved or (self._owned_data() and 4 * est_moved <= EARLY_RANDOM_MARGIN * est_good):
             return None
         return (
-            f"the -O3 original's result on generated input {lo + moved[0]} {READS_PAST}: it reads or writes "
-            "memory outside the inputs the harness gives it (a struct that is really an array, a pointer field "
-            "the harness sets to NULL); give program tests with --tests DIR (seen on the first "
-            f"{EARLY:,} generated inputs and {EARLY:,} from input {lo:,}: {len(moved)} of {good:,} moved there)"
+            f"{_reads_past(lo + moved[0])} (seen on the first {EARLY:,} generated inputs and {EARLY:,} from input "
+            f"{lo:,}: {len(moved)} of {good:,} moved there)"
         )
+
+    def _owned_data(self) -> bool:
+        """Whether a private state's data pointers point into one generated buffer (its inputs that run past
+        it are left out, as long as most are not: _self_check)."""
+        return any(p.data or any(o.data for o in p.owned) for p in self.plan.params)
 
     def _first_look(self, exe: Path) -> FunctionHarness | None:
         """A harness of the first FIRST_LOOK inputs (and TIMED_FIRST random ones past the edge inputs, where
@@ -831,14 +842,13 @@ class FunctionHarness:
         )
         # a private state's data pointers all point into one generated buffer; where the original runs past
         # its end (pending_buf[pending] near the end), the input is left out, as long as most are not
-        owned_data = any(p.data or any(o.data for o in p.owned) for p in self.plan.params)
         good_generated = sum(1 for i in range(first_recorded) if not a.failed(i))
-        if generated and not good_recorded and not (owned_data and 4 * len(generated) <= margin * good_generated):
-            raise RuntimeError(
-                f"the -O3 original's result on generated input {generated[0]} {READS_PAST}: it "
-                "reads or writes memory outside the inputs the harness gives it (a struct that is really "
-                "an array, a pointer field the harness sets to NULL); give program tests with --tests DIR"
-            )
+        if (
+            generated
+            and not good_recorded
+            and not (self._owned_data() and 4 * len(generated) <= margin * good_generated)
+        ):
+            raise RuntimeError(_reads_past(generated[0]))
         # where the program's own calls run whole, they are the function's domain: a generated input it
         # reads past (a NULL pointer field plus an offset) is left out and counted, as a crash is; so is
         # one that runs past the buffer a generated private state's data pointers point into
