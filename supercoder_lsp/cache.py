@@ -1,18 +1,25 @@
 """Results cache: one JSON file per key, in the user's cache directory.
 
 Keys are content hashes (the file's source, flags, compiler version, CPU and
-proposer settings). Writes go to a temporary file in the same directory and
-are renamed into place, so a concurrent reader sees the old entry or the new
-one, never half of one; a crash mid-write leaves at most a stray temp file.
-An entry that cannot be read is treated as a miss and replaced.
+proposer settings). An entry also names every other file its result came from
+(the file's headers, the project's other files and theirs where a harness
+linked them, the objects and libraries its link flags name) with the hash of
+each one's contents; it is served only while every one of them is as it was,
+so an edit to a header or to another file of the project is seen. Writes go
+to a temporary file in the same directory and are renamed into place, so a
+concurrent reader sees the old entry or the new one, never half of one; a
+crash mid-write leaves at most a stray temp file. An entry that cannot be read
+is treated as a miss and replaced.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import shutil
 import tempfile
+from collections.abc import Iterable
 from pathlib import Path
 
 import platformdirs
@@ -20,7 +27,7 @@ import platformdirs
 from .model import FunctionResult
 from .serialize import function_from_json, function_to_json
 
-FORMAT = 2  # 2: the report's form of a function (serialize.function_to_json)
+FORMAT = 3  # 2: the report's form of a function (serialize.function_to_json); 3: with its inputs' hashes
 
 
 def default_dir() -> Path:
@@ -48,11 +55,15 @@ class Cache:
             data = json.loads(self._path(key).read_text())
             if data.get("format") != FORMAT:
                 return None
+            inputs = data["inputs"]
+            if not isinstance(inputs, dict) or any(_contents(Path(p)) != h for p, h in inputs.items()):
+                return None  # a header or another file of the project changed since (or is gone)
             return function_from_json(data["result"])
         except (OSError, ValueError, KeyError, TypeError):
             return None
 
-    def put(self, key: str, result: FunctionResult) -> bool:
+    def put(self, key: str, result: FunctionResult, inputs: Iterable[Path] = ()) -> bool:
+        """Keep `result` under `key`, served while every file of `inputs` has the contents it has now."""
         if self.problem:
             return False
         path = self._path(key)
@@ -61,7 +72,8 @@ class Cache:
             fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".json")
             try:
                 with os.fdopen(fd, "w") as f:
-                    json.dump({"format": FORMAT, "key": key, "result": function_to_json(result)}, f)
+                    hashes = {str(p.resolve()): _contents(p) for p in inputs}
+                    json.dump({"format": FORMAT, "key": key, "inputs": hashes, "result": function_to_json(result)}, f)
                     f.flush()
                     os.fsync(f.fileno())
                 os.replace(tmp, path)
@@ -89,3 +101,12 @@ class Cache:
             except OSError as e:
                 self.problem = f"cache not fully cleared: {entry} ({e.strerror})"
         return removed
+
+
+def _contents(path: Path) -> str | None:
+    """The hash of a file's contents (None where it cannot be read): a file saved again unchanged, or
+    checked out anew, still matches."""
+    try:
+        return hashlib.sha256(path.read_bytes()).hexdigest()
+    except OSError:
+        return None

@@ -26,10 +26,19 @@ class FileContext:
     """What all functions of one file share; objects are built on first use."""
 
     def __init__(
-        self, path: Path, text: str, cfg: BuildConfig, asm: str, work: Path, tests, objects: Path | None = None
+        self,
+        path: Path,
+        text: str,
+        cfg: BuildConfig,
+        asm: str,
+        work: Path,
+        tests,
+        objects: Path | None = None,
+        read: tuple[Path, ...] = (),
     ):
         self.path, self.text, self.cfg, self.asm, self.work, self.tests = path, text, cfg, asm, work, tests
         self.objects = objects  # where the project's other files' objects are kept between runs, if anywhere
+        self.read = read or (path,)  # the files its -O3 build read: the file and its headers
         self._support: Path | None = None
         self._library_flags: tuple[str, ...] | None = None
         self._project_note: str | None = None  # link_project's
@@ -141,6 +150,16 @@ class FileContext:
             return {}
         archive = (str(lib.archive),) if lib.archive is not None else ()
         return {name: (str(obj), *archive, *self.cfg.ldflags) for name, obj in lib.mains.items()}
+
+    def inputs(self) -> list[Path]:
+        """Every file the results of the file's functions came from so far: the file and its headers; the
+        project's other files and their headers, once a harness linked them (link_project); the objects
+        and libraries that its link flags and programs name."""
+        files = [*self.read, *(self._project.inputs if self._project else ())]
+        for arg in (*self.cfg.ldflags, *(a for program in self.cfg.programs for a in program)):
+            if not arg.startswith("-") and Path(arg).is_file():
+                files.append(Path(arg))
+        return files
 
     def project_note(self) -> str:
         """What link_project said, where it linked the project's other files ("" where not)."""

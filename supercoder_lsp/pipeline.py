@@ -142,11 +142,12 @@ class Pipeline:
             with ThreadPoolExecutor(max_workers=1) as pool:
                 debug = pool.submit(FileContext.prebuild_debug, path, cfg, work)
                 try:
-                    asm = build.compile_to_asm(path, cfg, work / "baseline.s")
+                    asm = build.compile_to_asm(path, cfg, work / "baseline.s", depfile=work / "baseline.d")
                 finally:
                     debug.result()
             objects = self.cache.objects_dir() if self.cache and not self.cache.problem else None
-            ctx = FileContext(path, text, cfg, asm, work, self.tests, objects)
+            read = tuple(build.read_depfile(work / "baseline.d", cfg.directory))
+            ctx = FileContext(path, text, cfg, asm, work, self.tests, objects, read)
             selected = self._select(ctx, functions, notes)
             results = []
             for fn, score in selected:
@@ -236,7 +237,7 @@ class Pipeline:
         # a proposer that failed (server down, model error) makes the result partial: not cached, so the
         # next run asks it again
         if cache and key and res.status != "error" and len(self.notes) == notes_before:
-            cache.put(key, res)
+            cache.put(key, res, ctx.inputs())
         return res
 
     def _optimize(self, ctx: FileContext, fn: CFunction, res: FunctionResult) -> None:

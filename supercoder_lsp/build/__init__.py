@@ -10,6 +10,7 @@ from .compile import (
     library_flags,
     link,
     objcopy,
+    read_depfile,
     run_tool,
 )
 from .flags import ConfigError, resolve
@@ -26,5 +27,6 @@ __all__ = [
     "library_flags",
     "link",
     "objcopy",
+    "read_depfile",
     "resolve",
 ]

@@ -7,6 +7,7 @@ own message, so one bad candidate or function never stops the others.
 from __future__ import annotations
 
 import os
+import re
 import signal
 import subprocess
 from pathlib import Path
@@ -57,11 +58,14 @@ def compile_to_asm(
     extra: tuple[str, ...] = (),
     compiler: str | None = None,
     timeout: float = 120,
+    depfile: Path | None = None,
 ) -> str:
-    """`cc FLAGS -S -g0 src -o out`; returns the assembly text."""
+    """`cc FLAGS -S -g0 src -o out`; returns the assembly text. With `depfile`, the compiler also writes
+    there the files it read (-MD: the source and every header), as `read_depfile` reads them."""
     argv = [
         compiler or cfg.compiler,
         *asm_flags([*cfg.flags, *extra]),
+        *(("-MD", "-MF", str(depfile.resolve())) if depfile is not None else ()),
         "-S",
         str(Path(src).resolve()),
         "-o",
@@ -69,6 +73,18 @@ def compile_to_asm(
     ]
     run_tool(argv, "compile", cwd=cfg.directory, timeout=timeout)
     return Path(out).read_text()
+
+
+def read_depfile(path: Path, directory: str | None) -> list[Path]:
+    """The files a make rule from `cc -MD` names after its target (backslash-newlines joined, `\\ ` an
+    escaped space), relative ones from the compiler's directory; [] where there is no such file."""
+    try:
+        text = path.read_text().replace("\\\n", " ")
+    except OSError:
+        return []
+    _, _, deps = text.partition(": ")
+    names = [n.replace("\\ ", " ") for n in re.findall(r"(?:\\ |[^\s])+", deps)]
+    return [p if p.is_absolute() else Path(directory or ".") / p for p in map(Path, names)]
 
 
 def compile_object(

@@ -15,49 +15,54 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import re
 import shutil
 import tempfile
 import time
 from pathlib import Path
+from typing import NamedTuple
 
 from ..model import BuildConfig
-from .compile import compile_object
+from .compile import compile_object, read_depfile
 
 VERSION = 1  # of the entries' layout and key
 TICK_NS = 20_000_000  # a file changed this soon before the compile began is not kept either
 
 
-def compile_kept(src: Path, cfg: BuildConfig, out: Path, cache: Path) -> bool:
+class Built(NamedTuple):
+    reused: bool  # the kept object (True), or compiled now
+    inputs: tuple[Path, ...]  # the files it was built from: the source and every header (its -MD list)
+
+
+def compile_kept(src: Path, cfg: BuildConfig, out: Path, cache: Path) -> Built:
     """`src` compiled with `cfg` into `out`: the object kept in `cache` where nothing it was built from
-    changed (True), else compiled and kept (False). Raises BuildError as compile_object does."""
+    changed (reused), else compiled and kept. Raises BuildError as compile_object does."""
     key = hashlib.sha256(
         json.dumps([VERSION, cfg.compiler, list(cfg.flags), cfg.directory, str(src.resolve())]).encode()
     ).hexdigest()
     entry = cache / key[:2] / key
     kept, stamps = entry.with_suffix(".o"), entry.with_suffix(".stamps")
-    if _unchanged(stamps) and kept.is_file():
+    compiler = shutil.which(cfg.compiler)
+    same = _unchanged(stamps)
+    if same and kept.is_file():
         shutil.copyfile(kept, out)
-        return True
+        return Built(True, tuple(Path(p) for p in same if p != compiler))
     depfile = out.with_suffix(".d")
     began = time.time_ns()
     compile_object(src, cfg, out, ("-MD", "-MF", str(depfile.resolve())))
-    try:
-        read = _depfile_inputs(depfile.read_text(), Path(cfg.directory or "."))
-    except OSError:
-        return False
-    compiler = shutil.which(cfg.compiler)
+    read = read_depfile(depfile, cfg.directory)
+    if not read:
+        return Built(False, (src,))
     files = {str(p): _stamp(p) for p in [*read, *([Path(compiler)] if compiler else [])]}
     # a file's time comes from a clock that may lag the one read before the compile by a tick
     if any(s is None or s[1] >= began - TICK_NS for s in files.values()):
-        return False  # changed while it compiled (or just before), or gone: not kept
+        return Built(False, tuple(read))  # changed while it compiled (or just before), or gone: not kept
     try:
         entry.parent.mkdir(parents=True, exist_ok=True)
         _write_atomically(kept, out.read_bytes())
         _write_atomically(stamps, json.dumps(files).encode())
     except OSError:
         pass  # a full disk or a read-only cache: built, not kept
-    return False
+    return Built(False, tuple(read))
 
 
 def _stamp(path: Path) -> tuple[int, int] | None:
@@ -68,25 +73,19 @@ def _stamp(path: Path) -> tuple[int, int] | None:
     return st.st_size, st.st_mtime_ns
 
 
-def _unchanged(stamps: Path) -> bool:
+def _unchanged(stamps: Path) -> list[str]:
+    """The files of a kept object's list, where every one is as it was; [] where not, or none is kept."""
     try:
         files = json.loads(stamps.read_text())
-        return (
+        if (
             isinstance(files, dict)
             and bool(files)
             and all(isinstance(s, list) and _stamp(Path(p)) == tuple(s) for p, s in files.items())
-        )
+        ):
+            return list(files)
     except (OSError, ValueError):
-        return False  # none yet, or unreadable: built again
-
-
-def _depfile_inputs(text: str, directory: Path) -> list[Path]:
-    """The files a make rule from `gcc -MD` names after its target (backslash-newlines joined, `\\ ` an
-    escaped space), relative ones from the compiler's directory."""
-    text = text.replace("\\\n", " ")
-    _, _, deps = text.partition(": ")
-    names = [n.replace("\\ ", " ") for n in re.findall(r"(?:\\ |[^\s])+", deps)]
-    return [p if p.is_absolute() else directory / p for p in map(Path, names)]
+        pass  # none yet, or unreadable: built again
+    return []
 
 
 def _write_atomically(path: Path, data: bytes) -> None:

@@ -25,6 +25,9 @@ class ProjectLibrary:
     left_out: list[str]  # other files, each with why ("defines main", "does not compile")
     # the files that define main (its programs): source name -> object
     mains: dict[str, Path] = field(default_factory=dict)
+    # every file it was built from (each member's source and headers; a file that did not compile, its
+    # source): a result that linked it holds only while these are unchanged
+    inputs: tuple[Path, ...] = ()
 
 
 def _sources(db: Path) -> list[Path]:
@@ -54,6 +57,7 @@ def project_library(db: Path, exclude: Path, workdir: Path, kept: Path | None = 
     others = [s for s in _sources(db) if s != exclude.resolve()]
     if len(others) > MAX_FILES:
         return ProjectLibrary(None, 0, [f"{len(others)} files, over {MAX_FILES}"])
+    read: set[Path] = set()
 
     def build(i: int, src: Path) -> Path | str | None:
         """The object, or "" where it does not compile, or None where the database has no flags for it."""
@@ -61,11 +65,12 @@ def project_library(db: Path, exclude: Path, workdir: Path, kept: Path | None = 
         if cfg is None:
             return None
         obj = workdir / f"{i}-{src.stem}.o"
+        read.add(src)
         try:
             if kept is None:
                 compile_object(src, cfg, obj)
             else:
-                compile_kept(src, cfg, obj, kept)
+                read.update(compile_kept(src, cfg, obj, kept).inputs)
         except BuildError:
             return ""
         return obj
@@ -83,9 +88,10 @@ def project_library(db: Path, exclude: Path, workdir: Path, kept: Path | None = 
             mains[src.name] = obj
             continue
         objs.append(str(obj))
+    inputs = tuple(sorted(read))
     if not objs:
-        return ProjectLibrary(None, 0, left_out, mains)
+        return ProjectLibrary(None, 0, left_out, mains, inputs)
     archive = workdir / "libproject.a"
     archive.unlink(missing_ok=True)
     run_tool(["ar", "rcs", str(archive), *objs], "ar")
-    return ProjectLibrary(archive, len(objs), left_out, mains)
+    return ProjectLibrary(archive, len(objs), left_out, mains, inputs)

@@ -37,12 +37,12 @@ def _returns(tmp_path, obj) -> int:
 def test_an_object_is_used_again_where_nothing_it_was_built_from_changed(tmp_path):
     src, cfg = _project(tmp_path, 3)
     cache = tmp_path / "cache"
-    assert compile_kept(src, cfg, tmp_path / "a.o", cache) is False  # built, and kept
-    assert compile_kept(src, cfg, tmp_path / "b.o", cache) is True  # used again
+    assert compile_kept(src, cfg, tmp_path / "a.o", cache).reused is False  # built, and kept
+    assert compile_kept(src, cfg, tmp_path / "b.o", cache).reused is True  # used again
     assert (tmp_path / "a.o").read_bytes() == (tmp_path / "b.o").read_bytes()
     assert _returns(tmp_path, tmp_path / "b.o") == 3
     other = BuildConfig("gcc", ("-O1",), "test", str(tmp_path))
-    assert compile_kept(src, other, tmp_path / "c.o", cache) is False  # other flags: built again
+    assert compile_kept(src, other, tmp_path / "c.o", cache).reused is False  # other flags: built again
 
 
 def test_a_changed_header_builds_the_object_again(tmp_path):
@@ -52,7 +52,7 @@ def test_a_changed_header_builds_the_object_again(tmp_path):
     compile_kept(src, cfg, tmp_path / "a.o", cache)
     (tmp_path / "k.h").write_text("#define K 4\n")
     _age(tmp_path / "k.h", seconds=30)
-    assert compile_kept(src, cfg, tmp_path / "b.o", cache) is False
+    assert compile_kept(src, cfg, tmp_path / "b.o", cache).reused is False
     assert _returns(tmp_path, tmp_path / "b.o") == 4
 
 
@@ -61,8 +61,8 @@ def test_a_file_changed_just_before_or_while_it_compiled_is_not_kept(tmp_path):
     src, cfg = _project(tmp_path, 3)
     (tmp_path / "k.h").write_text("#define K 5\n")
     cache = tmp_path / "cache"
-    assert compile_kept(src, cfg, tmp_path / "a.o", cache) is False
-    assert compile_kept(src, cfg, tmp_path / "b.o", cache) is False  # not kept the first time
+    assert compile_kept(src, cfg, tmp_path / "a.o", cache).reused is False
+    assert compile_kept(src, cfg, tmp_path / "b.o", cache).reused is False  # not kept the first time
     assert _returns(tmp_path, tmp_path / "b.o") == 5
 
 
@@ -72,6 +72,6 @@ def test_a_damaged_entry_is_built_again(tmp_path):
     compile_kept(src, cfg, tmp_path / "a.o", cache)
     [stamps] = cache.glob("*/*.stamps")
     stamps.write_text('{"half-writ')
-    assert compile_kept(src, cfg, tmp_path / "b.o", cache) is False
+    assert compile_kept(src, cfg, tmp_path / "b.o", cache).reused is False
     assert _returns(tmp_path, tmp_path / "b.o") == 3
-    assert compile_kept(src, cfg, tmp_path / "c.o", cache) is True  # kept again, whole
+    assert compile_kept(src, cfg, tmp_path / "c.o", cache).reused is True  # kept again, whole

@@ -113,3 +113,28 @@ def test_a_verdict_from_another_verifier_version_is_not_served(tmp_path, monkeyp
     assert pipeline.Pipeline(opts).run(verify / "popcount.c").functions[0].cached is True
     monkeypatch.setattr(environment, "VERIFIER_VERSION", 3)
     assert pipeline.Pipeline(opts).run(verify / "popcount.c").functions[0].cached is False
+
+
+def test_a_verdict_is_not_served_after_an_edit_to_a_header_the_file_includes(tmp_path):
+    """The key holds the file's own text; a header it includes changed what the function computes (K), so a
+    verdict reached on the old header must not be served: it is verified again, and kept again."""
+    from supercoder_lsp import pipeline
+
+    (tmp_path / "k.h").write_text("#define K 3u\n")
+    src = tmp_path / "scale.c"
+    src.write_text('#include "k.h"\nunsigned scale(unsigned x) {\n    return x * K + (x >> 3);\n}\n')
+    (tmp_path / "empty").mkdir()
+    opts = pipeline.Options(
+        proposers=("replay",),
+        candidates_dir=tmp_path / "empty",
+        n_random=1000,
+        functions=("scale",),
+        cache_dir=tmp_path / "cache",
+    )
+    assert pipeline.Pipeline(opts).run(src).functions[0].cached is False
+    assert pipeline.Pipeline(opts).run(src).functions[0].cached is True
+    (tmp_path / "k.h").write_text("#define K 5u\n")
+    assert pipeline.Pipeline(opts).run(src).functions[0].cached is False
+    assert pipeline.Pipeline(opts).run(src).functions[0].cached is True  # kept with the new header
+    (tmp_path / "k.h").write_text("#define K 5u\n")  # saved again, unchanged: still served
+    assert pipeline.Pipeline(opts).run(src).functions[0].cached is True

@@ -432,6 +432,24 @@ def test_the_projects_objects_are_kept_for_the_next_run_and_an_edit_to_one_is_se
     assert objs["mix.c"].stat().st_mtime_ns != before["mix.c"]  # built again and kept in its place
 
 
+def test_a_cached_verdict_is_not_served_after_an_edit_to_another_file_of_the_project(tmp_path):
+    """mixed_sum's harness links mix.c: a verdict reached with the old mix_word must not be served once
+    mix.c changed (it now traps), although lib.c itself did not change; the run sees the new mix_word."""
+    _library_with_compile_commands(tmp_path)
+    cache = tmp_path / "cache"
+    args = ("lib.c", "--proposer", "replay", "--candidates", "empty", "--inputs", "1000", "-f", "mixed_sum")
+    first = run_json(*args, cache=cache, cwd=tmp_path)["functions"][0]
+    assert first["cached"] is False and "skipped" not in first["harness"], first["harness"]
+    assert run_json(*args, cache=cache, cwd=tmp_path)["functions"][0]["cached"] is True
+    mix = tmp_path / "mix.c"
+    mix.write_text(mix.read_text().replace("h ^= h >> 16;", "__builtin_trap();", 1))
+    old = time.time() - 5
+    os.utime(mix, (old, old))
+    [fn] = run_json(*args, cache=cache, cwd=tmp_path)["functions"]
+    assert fn["cached"] is False
+    assert "skipped" in fn["harness"] or "every generated input" in fn["detail"], (fn["harness"], fn["detail"])
+
+
 def test_a_function_that_reaches_another_file_through_its_own_file_links_the_project(tmp_path):
     """mixed_sum_zero calls mixed_sum_from in its own file, which calls mix_word in mix.c. Linked with the
     rest of its file made all weak, the reference to mix_word was address 0 and every input with a byte
