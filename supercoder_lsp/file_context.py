@@ -54,7 +54,7 @@ class FileContext:
         if self._compiled is None and self.compiled_problem is None:
             obj = self.work / "debug.o"
             try:
-                if not obj.is_file():  # else built beside the -O3 assembly (Pipeline.run: prebuild_debug)
+                if not obj.is_file():  # else built beside the -O3 assembly (compile_file_kept)
                     compile_debug_object(self.path, self.cfg, obj)
                 self._compiled = compiled_functions(obj)
             except build.BuildError as e:
@@ -103,16 +103,6 @@ class FileContext:
             shutil.copyfile(self._support, weak)
             build.objcopy(weak, "--weaken")
         return weak
-
-    @staticmethod
-    def prebuild_debug(path: Path, cfg: BuildConfig, work: Path) -> None:
-        """The -g build that `compiled` reads, made ahead (on a second core); where it fails, `compiled`
-        tries again and says why."""
-        (work / "debug.o").unlink(missing_ok=True)
-        try:
-            compile_debug_object(path, cfg, work / "debug.o")
-        except build.BuildError:
-            pass
 
     def linked(self, attempt: Callable[[tuple[Path, ...]], T], needs: list[str] | tuple[str, ...] = ()) -> T:
         """`attempt(support)` with the first way of linking that works: alone; with the rest of the file;

@@ -23,6 +23,7 @@ from .asm.constants import compared_constants, compared_fields
 from .asm.cut import FunctionMissing, cut_function, list_functions
 from .asm.features import instruction_features
 from .asm.statics import shared_statics
+from .build.object_cache import compile_file_kept
 from .cache import Cache
 from .environment import cache_key, environment
 from .file_context import FileContext
@@ -139,15 +140,12 @@ class Pipeline:
         work.mkdir(parents=True, exist_ok=True)
         try:
             self.progress("", "build")
-            with ThreadPoolExecutor(max_workers=1) as pool:
-                debug = pool.submit(FileContext.prebuild_debug, path, cfg, work)
-                try:
-                    asm = build.compile_to_asm(path, cfg, work / "baseline.s", depfile=work / "baseline.d")
-                finally:
-                    debug.result()
             objects = self.cache.objects_dir() if self.cache and not self.cache.problem else None
-            read = tuple(build.read_depfile(work / "baseline.d", cfg.directory))
-            ctx = FileContext(path, text, cfg, asm, work, self.tests, objects, read)
+            # the -g object beside it, for FileContext.compiled; kept, as the editor's choice of functions
+            # built both a moment before (selection.choose)
+            built = compile_file_kept(path, cfg, work / "baseline.s", work / "debug.o", objects)
+            asm = (work / "baseline.s").read_text()
+            ctx = FileContext(path, text, cfg, asm, work, self.tests, objects, built.inputs)
             selected = self._select(ctx, functions, notes)
             results = []
             for fn, score in selected:

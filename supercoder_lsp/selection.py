@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import dataclasses
 import tempfile
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from . import build
 from .asm.cut import FunctionMissing, list_functions
-from .build.debuginfo import CompiledFunction, compile_debug_object, compiled_functions
+from .build.debuginfo import CompiledFunction, compiled_functions
+from .build.object_cache import compile_file_kept
 from .file_context import FileContext
 from .model import CFunction
 from .source import preprocessor_conditions
@@ -91,13 +91,20 @@ def holders(ranked: list, compiled: dict, has_code: set[str], top: int, notes: l
     return chosen
 
 
-def choose(path: Path, ranked: list, top: int, compiler: str | None = None, flags: str | None = None) -> list:
+def choose(
+    path: Path,
+    ranked: list,
+    top: int,
+    compiler: str | None = None,
+    flags: str | None = None,
+    kept: Path | None = None,
+) -> list:
     """The top functions of a file as `supercoder optimize` chooses them (holders): for the editor,
-    which ranks from the text. Raises BuildError or ConfigError when the file does not build."""
+    which ranks from the text. Raises BuildError or ConfigError when the file does not build. With
+    `kept` (the results cache's objects_dir), the builds are kept there for the job that follows."""
     cfg = build.resolve(path, compiler=compiler, flags=flags)
-    with tempfile.TemporaryDirectory(prefix="sc-choose-") as d, ThreadPoolExecutor(1) as pool:
-        debug = pool.submit(compile_debug_object, path, cfg, Path(d) / "debug.o")  # on a second core
-        asm = build.compile_to_asm(path, cfg, Path(d) / "file.s")
-        debug.result()
+    with tempfile.TemporaryDirectory(prefix="sc-choose-") as d:
+        compile_file_kept(path, cfg, Path(d) / "file.s", Path(d) / "debug.o", kept)
+        asm = (Path(d) / "file.s").read_text()
         compiled = compiled_functions(Path(d) / "debug.o")
     return holders(ranked, compiled, set(list_functions(asm)), top, [])

@@ -180,12 +180,15 @@ class SupercoderServer(LanguageServer):
         """The top functions as the command line chooses them (what the flags compile, the caller that
         holds an inlined helper's code), from a build off the event loop; the text's ranking if the
         file does not build now."""
+        from ..cache import Cache
         from ..selection import choose  # the build stage: loaded with the first file, not at start-up
 
         ranked = rank(functions, profile=None)
         run = self.settings.run
+        cache = Cache(run.cache_dir) if run.use_cache else None
+        kept = cache.objects_dir() if cache and not cache.problem else None  # the builds, for the first job
         try:
-            chosen = await asyncio.to_thread(choose, path, ranked, run.top, run.compiler, run.flags)
+            chosen = await asyncio.to_thread(choose, path, ranked, run.top, run.compiler, run.flags, kept)
         except (build.BuildError, build.ConfigError, OSError) as e:
             log.info("choosing from the text alone: %s", e)
             chosen = ranked[: run.top]

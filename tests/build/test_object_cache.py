@@ -7,7 +7,8 @@ import os
 import subprocess
 import time
 
-from supercoder_lsp.build.object_cache import compile_kept
+from supercoder_lsp.build.debuginfo import compiled_functions
+from supercoder_lsp.build.object_cache import compile_file_kept, compile_kept
 from supercoder_lsp.model import BuildConfig
 
 MAIN = "int k(void);\nint main(void) { return k(); }\n"
@@ -70,8 +71,26 @@ def test_a_damaged_entry_is_built_again(tmp_path):
     src, cfg = _project(tmp_path, 3)
     cache = tmp_path / "cache"
     compile_kept(src, cfg, tmp_path / "a.o", cache)
-    [stamps] = cache.glob("*/*.stamps")
-    stamps.write_text('{"half-writ')
+    [entry] = cache.glob("*/*.kept")
+    entry.write_text('{"half-writ')
     assert compile_kept(src, cfg, tmp_path / "b.o", cache).reused is False
     assert _returns(tmp_path, tmp_path / "b.o") == 3
     assert compile_kept(src, cfg, tmp_path / "c.o", cache).reused is True  # kept again, whole
+
+
+def test_a_files_assembly_and_debug_object_are_kept_together_and_a_header_edit_builds_both_again(tmp_path):
+    """The editor's choice of functions builds the file's -O3 assembly and its -g object, and the job that
+    follows needs both: the second build is the kept one, and an edit to the header makes both anew."""
+    src, cfg = _project(tmp_path, 3)
+    cache = tmp_path / "cache"
+    first = compile_file_kept(src, cfg, tmp_path / "a.s", tmp_path / "a.o", cache)
+    assert first.reused is False and {p.name for p in first.inputs} >= {"k.c", "k.h"}
+    again = compile_file_kept(src, cfg, tmp_path / "b.s", tmp_path / "b.o", cache)
+    assert again.reused is True and {p.name for p in again.inputs} == {p.name for p in first.inputs}
+    assert (tmp_path / "b.s").read_text() == (tmp_path / "a.s").read_text()
+    assert compiled_functions(tmp_path / "b.o")["k"].name == "k"  # a whole -g object
+    (tmp_path / "k.h").write_text("#define K 4\n")
+    _age(tmp_path / "k.h", seconds=30)
+    third = compile_file_kept(src, cfg, tmp_path / "c.s", tmp_path / "c.o", cache)
+    assert third.reused is False
+    assert "$4" in (tmp_path / "c.s").read_text() and "$3" not in (tmp_path / "c.s").read_text()
