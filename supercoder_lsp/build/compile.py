@@ -6,6 +6,7 @@ own message, so one bad candidate or function never stops the others.
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import signal
@@ -32,7 +33,13 @@ def run_tool(argv: list[str], what: str, cwd: str | None = None, timeout: float 
     group is killed: no stray cc1 left behind) raises BuildError."""
     tools.require(argv[0])
     p = subprocess.Popen(
-        argv, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True
+        argv,
+        cwd=cwd,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+        preexec_fn=functools.partial(tools.die_with_parent, os.getpid()),
     )
     try:
         out, err = p.communicate(timeout=timeout)

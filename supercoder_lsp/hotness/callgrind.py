@@ -14,6 +14,7 @@ pass all_objects=True to keep every object (same-named functions are summed).
 
 from __future__ import annotations
 
+import functools
 import glob
 import os
 import re
@@ -23,6 +24,8 @@ import signal
 import subprocess
 import tempfile
 from typing import Any
+
+from ..tools import die_with_parent
 
 INSTALL_HINT = "install it with `sudo apt-get install valgrind` (Debian/Ubuntu) or your package manager"
 
@@ -245,6 +248,7 @@ def _run(cmd: list[str] | str, exe: str, stdin_path: str | None, cwd, tmp: str, 
                 stderr=err,
                 cwd=cwd,
                 start_new_session=True,
+                preexec_fn=functools.partial(die_with_parent, os.getpid()),
             )
             try:
                 return proc.wait(timeout=timeout)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import functools
 import hashlib
 import json
 import logging
@@ -27,6 +28,7 @@ from pathlib import Path
 from ..model import RUNNING, FunctionResult, ReplacementCheck
 from ..options import REPLACE_OPTIONS, to_argv
 from ..serialize import function_from_json, replacement_from_json
+from ..tools import die_with_parent
 from .present import speedup
 from .settings import Settings
 
@@ -36,8 +38,10 @@ DEBOUNCE_SECONDS = 0.15
 LINE_LIMIT = 64 * 1024 * 1024  # one progress line carries a whole function's result (every candidate's assembly)
 
 
-def _background() -> None:
-    """Workers run at a lower priority, so the editor's requests stay fast while they work."""
+def _background(parent: int) -> None:
+    """Workers run at a lower priority, so the editor's requests stay fast while they work; and die with the
+    server, however it ends."""
+    die_with_parent(parent)
     os.nice(10)
 
 
@@ -214,7 +218,7 @@ class Jobs:
             stderr=asyncio.subprocess.PIPE,
             start_new_session=True,
             cwd=str(self.root if self.root is not None and self.settings.run.workload else doc.path.parent),
-            preexec_fn=_background,
+            preexec_fn=functools.partial(_background, os.getpid()),
             limit=LINE_LIMIT,
         )
         assert job.proc.stdout is not None and job.proc.stderr is not None and job.token is not None
@@ -266,7 +270,7 @@ class Jobs:
                 stderr=asyncio.subprocess.PIPE,
                 start_new_session=True,
                 cwd=str(doc.path.parent),
-                preexec_fn=_background,
+                preexec_fn=functools.partial(_background, os.getpid()),
             )
             out, err = await job.proc.communicate()
             if job.proc.returncode not in (0, 5):

@@ -8,6 +8,7 @@ from --bench-input (a shell redirection: hyperfine 1.15 has no --input) or a
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import resource
@@ -18,6 +19,7 @@ from pathlib import Path
 
 from .. import tools
 from ..model import Timing
+from ..tools import die_with_parent
 from ..verify.sandbox import FILE_SIZE
 from .stats import noise_floor, ratio_of_medians_ci
 
@@ -81,7 +83,8 @@ def time_programs(
     return _timing(json.loads(out.read_text())["results"], min_speedup)
 
 
-def _file_limits() -> None:
+def _file_limits(parent: int) -> None:
+    die_with_parent(parent)
     # no file a timed run writes (its output, now kept for comparison) grows past 64 MiB; no core dumps
     resource.setrlimit(resource.RLIMIT_FSIZE, (FILE_SIZE, FILE_SIZE))
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
@@ -98,7 +101,7 @@ def _run(argv: list[str], cwd: Path, timeout: float) -> None:
         cwd=cwd,
         start_new_session=True,
         close_fds=True,
-        preexec_fn=_file_limits,
+        preexec_fn=functools.partial(_file_limits, os.getpid()),
     )
     try:
         _, err = p.communicate(timeout=timeout)

@@ -2,7 +2,8 @@
 
 Every such process gets: a fresh scratch working directory (removed after),
 no file descriptors beyond stdin/stdout/stderr, a minimal environment, its
-own process group (killed whole on timeout and after it ends), no core dumps,
+own process group (killed whole on timeout and after it ends; killed when the
+process that started it dies, as when the editor cancels a job), no core dumps,
 and rlimits on CPU time, data size, file size, processes and open files.
 Inside, the harness or the linked-in constructor installs no_new_privs and a
 seccomp filter before the first candidate instruction (harness/sc_sandbox.h).
@@ -24,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from ..harness.contract import EXIT_NO_SANDBOX
+from ..tools import die_with_parent
 
 DATA_SIZE = 4 << 30  # private writable memory; not address space: the harness reserves a PROT_NONE sea
 FILE_SIZE = 64 << 20
@@ -51,7 +53,10 @@ def allow_unsandboxed() -> bool:
 
 
 def _limits(cpu_seconds: int):
+    parent = os.getpid()
+
     def apply():
+        die_with_parent(parent)  # a worker the editor cancels takes its harnesses with it
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
         resource.setrlimit(resource.RLIMIT_CPU, (cpu_seconds, cpu_seconds + 1))
         resource.setrlimit(resource.RLIMIT_DATA, (DATA_SIZE, DATA_SIZE))

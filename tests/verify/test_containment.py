@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -316,3 +317,29 @@ def test_a_candidate_that_behaves_differently_when_timed_is_caught(harness):
     timer = InterleavedTimer(TimingSetup(tmp / "t", "popcount", make_plan(fn.signature), rounds=12))
     with pytest.raises(TimingMismatch, match="differ"):
         timer.time(base, sneaky, "sneaky")
+
+
+def test_a_cancelled_job_takes_its_harnesses_with_it(tmp_path):
+    """The editor cancels a job (a newer save, a closed file, the server going away) by killing its worker's
+    process group. Each harness runs in a session of its own, for containment, and so outlived the worker:
+    mulmod's, whose original loops on some inputs until each one's limit, burned both cores for 15 s more,
+    beside the job that replaced it. Now a harness dies with the process that started it."""
+    work = tmp_path / "work"
+    marker = f"{work}/mulmod/verify/baseline.harness run"
+    worker = subprocess.Popen(
+        [sys.executable, "-m", "supercoder_lsp.cli", "optimize", str(PROG / "budget" / "hang.c"), "--no-cache"]
+        + ["--proposer", "compilers", "--keep-work", str(work)],
+        start_new_session=True,  # as the editor starts it (lsp/jobs.py), and kills it
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 120
+        while not leftover_processes(marker):
+            assert worker.poll() is None and time.monotonic() < deadline, "no harness ran"
+            time.sleep(0.01)
+    finally:
+        os.killpg(worker.pid, signal.SIGKILL)
+        worker.wait()
+    time.sleep(0.5)  # the kernel's signal to the orphans is immediate; their original runs for seconds more
+    assert leftover_processes(marker) == []
