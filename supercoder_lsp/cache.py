@@ -62,8 +62,10 @@ class Cache:
         except (OSError, ValueError, KeyError, TypeError):
             return None
 
-    def put(self, key: str, result: FunctionResult, inputs: Iterable[Path] = ()) -> bool:
-        """Keep `result` under `key`, served while every file of `inputs` has the contents it has now."""
+    def put(self, key: str, result: FunctionResult, inputs: dict[str, str | None] | None = None) -> bool:
+        """Keep `result` under `key`, served while every file of `inputs` (content_hashes, taken when the
+        run read them: a header saved while the run went on must not pass for the one it used) has the
+        contents it had."""
         if self.problem:
             return False
         path = self._path(key)
@@ -72,8 +74,8 @@ class Cache:
             fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".json")
             try:
                 with os.fdopen(fd, "w") as f:
-                    hashes = {str(p.resolve()): _contents(p) for p in inputs}
-                    json.dump({"format": FORMAT, "key": key, "inputs": hashes, "result": function_to_json(result)}, f)
+                    entry = {"format": FORMAT, "key": key, "inputs": inputs or {}, "result": function_to_json(result)}
+                    json.dump(entry, f)
                     f.flush()
                     os.fsync(f.fileno())
                 os.replace(tmp, path)
@@ -101,6 +103,11 @@ class Cache:
             except OSError as e:
                 self.problem = f"cache not fully cleared: {entry} ({e.strerror})"
         return removed
+
+
+def content_hashes(paths: Iterable[Path]) -> dict[str, str | None]:
+    """Each file's absolute path and the hash of its contents, as Cache.put keeps them."""
+    return {str(p.resolve()): _contents(p) for p in paths}
 
 
 def _contents(path: Path) -> str | None:

@@ -14,6 +14,7 @@ from typing import TypeVar
 from . import build
 from .build.debuginfo import CompiledFunction, compile_debug_object, compiled_functions
 from .build.project import ProjectLibrary, project_library
+from .cache import content_hashes
 from .harness import include_dir
 from .harness.contract import STATIC_ALIAS
 from .model import BuildConfig, CFunction
@@ -35,10 +36,16 @@ class FileContext:
         tests,
         objects: Path | None = None,
         read: tuple[Path, ...] = (),
+        settled: bool = True,
     ):
         self.path, self.text, self.cfg, self.asm, self.work, self.tests = path, text, cfg, asm, work, tests
         self.objects = objects  # where the project's other files' objects are kept between runs, if anywhere
-        self.read = read or (path,)  # the files its -O3 build read: the file and its headers
+        # the files its results come from, each with its contents' hash, taken as they are read (Cache.put):
+        # the file and its headers (its -O3 build's), the objects and libraries its link flags and programs
+        # name, and, once a harness links them, the project's other files and theirs (link_project)
+        named = (a for a in (*cfg.ldflags, *(a for program in cfg.programs for a in program)) if not a.startswith("-"))
+        self.settled = settled  # False: a file changed while it was built; its results are not kept (Cache.put)
+        self._inputs = content_hashes([*(read or (path,)), *(Path(a) for a in named if Path(a).is_file())])
         self._support: Path | None = None
         self._library_flags: tuple[str, ...] | None = None
         self._project_note: str | None = None  # link_project's
@@ -75,6 +82,8 @@ class FileContext:
             db = self.cfg.source.removeprefix("compile_commands.json:") if self.cfg.source else ""
             if db and db != self.cfg.source and Path(db).is_file():
                 lib = self._project = project_library(Path(db), self.path, self.work / "project", self.objects)
+                self._inputs.update(content_hashes(lib.inputs))
+                self.settled = self.settled and lib.settled
                 if lib.archive is not None:
                     self._library_flags = (*self.library_flags(), str(lib.archive))
                     left = f"; left out: {', '.join(lib.left_out)}" if lib.left_out else ""
@@ -141,15 +150,10 @@ class FileContext:
         archive = (str(lib.archive),) if lib.archive is not None else ()
         return {name: (str(obj), *archive, *self.cfg.ldflags) for name, obj in lib.mains.items()}
 
-    def inputs(self) -> list[Path]:
-        """Every file the results of the file's functions came from so far: the file and its headers; the
-        project's other files and their headers, once a harness linked them (link_project); the objects
-        and libraries that its link flags and programs name."""
-        files = [*self.read, *(self._project.inputs if self._project else ())]
-        for arg in (*self.cfg.ldflags, *(a for program in self.cfg.programs for a in program)):
-            if not arg.startswith("-") and Path(arg).is_file():
-                files.append(Path(arg))
-        return files
+    def inputs(self) -> dict[str, str | None]:
+        """Every file the results of the file's functions came from so far, with its contents' hash as it
+        was read (Cache.put)."""
+        return dict(self._inputs)
 
     def project_note(self) -> str:
         """What link_project said, where it linked the project's other files ("" where not)."""

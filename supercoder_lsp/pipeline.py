@@ -145,7 +145,7 @@ class Pipeline:
             # built both a moment before (selection.choose)
             built = compile_file_kept(path, cfg, work / "baseline.s", work / "debug.o", objects)
             asm = (work / "baseline.s").read_text()
-            ctx = FileContext(path, text, cfg, asm, work, self.tests, objects, built.inputs)
+            ctx = FileContext(path, text, cfg, asm, work, self.tests, objects, built.inputs, built.settled)
             selected = self._select(ctx, functions, notes)
             results = []
             for fn, score in selected:
@@ -234,7 +234,8 @@ class Pipeline:
             res.status, res.detail = "error", f"{type(e).__name__}: {e}"
         # a proposer that failed (server down, model error) makes the result partial: not cached, so the
         # next run asks it again
-        if cache and key and res.status != "error" and len(self.notes) == notes_before:
+        # nor where a file it came from changed while it was built (a header saved then: either version)
+        if cache and key and res.status != "error" and len(self.notes) == notes_before and ctx.settled:
             cache.put(key, res, ctx.inputs())
         return res
 

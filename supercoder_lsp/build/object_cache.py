@@ -40,6 +40,7 @@ TICK_NS = 20_000_000  # a file changed this soon before the compile began is not
 class Built(NamedTuple):
     reused: bool  # the kept build (True), or built now
     inputs: tuple[Path, ...]  # the files it was built from: the source and every header (its -MD list)
+    settled: bool = True  # False: one of them changed while it was built, so it may hold either version
 
 
 def compile_kept(src: Path, cfg: BuildConfig, out: Path, cache: Path) -> Built:
@@ -104,7 +105,7 @@ def _kept(
     stamps = {str(p): _stamp(p) for p in [*read, *([Path(compiler)] if compiler else [])]}
     # a file's time comes from a clock that may lag the one read before the compile by a tick
     if any(s is None or s[1] >= began - TICK_NS for s in stamps.values()) or not all(o.is_file() for o in outs):
-        return Built(False, tuple(read))  # changed while it compiled (or just before), or gone: not kept
+        return Built(False, tuple(read), False)  # changed while it compiled (or just before), or gone: not kept
     try:
         encoded = [base64.b64encode(o.read_bytes()).decode() for o in outs]
         entry.parent.mkdir(parents=True, exist_ok=True)

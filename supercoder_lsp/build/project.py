@@ -28,6 +28,7 @@ class ProjectLibrary:
     # every file it was built from (each member's source and headers; a file that did not compile, its
     # source): a result that linked it holds only while these are unchanged
     inputs: tuple[Path, ...] = ()
+    settled: bool = True  # False: a file changed while it was built (object_cache.Built)
 
 
 def _sources(db: Path) -> list[Path]:
@@ -58,6 +59,7 @@ def project_library(db: Path, exclude: Path, workdir: Path, kept: Path | None = 
     if len(others) > MAX_FILES:
         return ProjectLibrary(None, 0, [f"{len(others)} files, over {MAX_FILES}"])
     read: set[Path] = set()
+    unsettled: list[Path] = []
 
     def build(i: int, src: Path) -> Path | str | None:
         """The object, or "" where it does not compile, or None where the database has no flags for it."""
@@ -70,7 +72,10 @@ def project_library(db: Path, exclude: Path, workdir: Path, kept: Path | None = 
             if kept is None:
                 compile_object(src, cfg, obj)
             else:
-                read.update(compile_kept(src, cfg, obj, kept).inputs)
+                built = compile_kept(src, cfg, obj, kept)
+                read.update(built.inputs)
+                if not built.settled:
+                    unsettled.append(src)
         except BuildError:
             return ""
         return obj
@@ -90,8 +95,8 @@ def project_library(db: Path, exclude: Path, workdir: Path, kept: Path | None = 
         objs.append(str(obj))
     inputs = tuple(sorted(read))
     if not objs:
-        return ProjectLibrary(None, 0, left_out, mains, inputs)
+        return ProjectLibrary(None, 0, left_out, mains, inputs, not unsettled)
     archive = workdir / "libproject.a"
     archive.unlink(missing_ok=True)
     run_tool(["ar", "rcs", str(archive), *objs], "ar")
-    return ProjectLibrary(archive, len(objs), left_out, mains, inputs)
+    return ProjectLibrary(archive, len(objs), left_out, mains, inputs, not unsettled)

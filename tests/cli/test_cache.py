@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import json
 import multiprocessing as mp
+import os
+import time
+from pathlib import Path
 
 from support import FIXTURES
 
@@ -123,6 +126,7 @@ def test_a_verdict_is_not_served_after_an_edit_to_a_header_the_file_includes(tmp
     (tmp_path / "k.h").write_text("#define K 3u\n")
     src = tmp_path / "scale.c"
     src.write_text('#include "k.h"\nunsigned scale(unsigned x) {\n    return x * K + (x >> 3);\n}\n')
+    _age(tmp_path / "k.h", src)
     (tmp_path / "empty").mkdir()
     opts = pipeline.Options(
         proposers=("replay",),
@@ -134,7 +138,47 @@ def test_a_verdict_is_not_served_after_an_edit_to_a_header_the_file_includes(tmp
     assert pipeline.Pipeline(opts).run(src).functions[0].cached is False
     assert pipeline.Pipeline(opts).run(src).functions[0].cached is True
     (tmp_path / "k.h").write_text("#define K 5u\n")
+    _age(tmp_path / "k.h")  # saved a moment before the run, not while it builds
     assert pipeline.Pipeline(opts).run(src).functions[0].cached is False
     assert pipeline.Pipeline(opts).run(src).functions[0].cached is True  # kept with the new header
     (tmp_path / "k.h").write_text("#define K 5u\n")  # saved again, unchanged: still served
+    _age(tmp_path / "k.h")
     assert pipeline.Pipeline(opts).run(src).functions[0].cached is True
+
+
+def test_a_header_saved_while_the_run_goes_on_does_not_pass_for_the_one_it_used(tmp_path):
+    """The editor's job on scale.c goes on while the user saves k.h: the verdict was reached with the old K,
+    so it must be kept with the old header's hash (taken when the build read it), not the one k.h has when
+    the run ends; the next run, on the new header, verifies again."""
+    from supercoder_lsp import pipeline
+
+    header = tmp_path / "k.h"
+    header.write_text("#define K 3u\n")
+    src = tmp_path / "scale.c"
+    src.write_text('#include "k.h"\nunsigned scale(unsigned x) {\n    return x * K + (x >> 3);\n}\n')
+    _age(header, src)
+    (tmp_path / "empty").mkdir()
+    opts = pipeline.Options(
+        proposers=("replay",),
+        candidates_dir=tmp_path / "empty",
+        n_random=1000,
+        functions=("scale",),
+        cache_dir=tmp_path / "cache",
+    )
+
+    def save_header(fn: str, stage: str, *rest) -> None:
+        if stage == "harness":  # after the build, while the function is verified
+            header.write_text("#define K 5u\n")
+            _age(header)
+
+    assert pipeline.Pipeline(opts, progress=save_header).run(src).functions[0].cached is False
+    assert header.read_text() == "#define K 5u\n"
+    assert pipeline.Pipeline(opts).run(src).functions[0].cached is False  # K 5 was never verified
+    assert pipeline.Pipeline(opts).run(src).functions[0].cached is True
+
+
+def _age(*paths: Path) -> None:
+    """Dated a few seconds back, as a file saved before a run (not while it builds) is."""
+    old = time.time() - 5
+    for p in paths:
+        os.utime(p, (old, old))
