@@ -123,18 +123,7 @@ def test_a_verdict_is_not_served_after_an_edit_to_a_header_the_file_includes(tmp
     verdict reached on the old header must not be served: it is verified again, and kept again."""
     from supercoder_lsp import pipeline
 
-    (tmp_path / "k.h").write_text("#define K 3u\n")
-    src = tmp_path / "scale.c"
-    src.write_text('#include "k.h"\nunsigned scale(unsigned x) {\n    return x * K + (x >> 3);\n}\n')
-    _age(tmp_path / "k.h", src)
-    (tmp_path / "empty").mkdir()
-    opts = pipeline.Options(
-        proposers=("replay",),
-        candidates_dir=tmp_path / "empty",
-        n_random=1000,
-        functions=("scale",),
-        cache_dir=tmp_path / "cache",
-    )
+    src, opts = _scale_with_header(tmp_path)
     assert pipeline.Pipeline(opts).run(src).functions[0].cached is False
     assert pipeline.Pipeline(opts).run(src).functions[0].cached is True
     (tmp_path / "k.h").write_text("#define K 5u\n")
@@ -152,19 +141,8 @@ def test_a_header_saved_while_the_run_goes_on_does_not_pass_for_the_one_it_used(
     the run ends; the next run, on the new header, verifies again."""
     from supercoder_lsp import pipeline
 
+    src, opts = _scale_with_header(tmp_path)
     header = tmp_path / "k.h"
-    header.write_text("#define K 3u\n")
-    src = tmp_path / "scale.c"
-    src.write_text('#include "k.h"\nunsigned scale(unsigned x) {\n    return x * K + (x >> 3);\n}\n')
-    _age(header, src)
-    (tmp_path / "empty").mkdir()
-    opts = pipeline.Options(
-        proposers=("replay",),
-        candidates_dir=tmp_path / "empty",
-        n_random=1000,
-        functions=("scale",),
-        cache_dir=tmp_path / "cache",
-    )
 
     def save_header(fn: str, stage: str, *rest) -> None:
         if stage == "harness":  # after the build, while the function is verified
@@ -182,3 +160,23 @@ def _age(*paths: Path) -> None:
     old = time.time() - 5
     for p in paths:
         os.utime(p, (old, old))
+
+
+def _scale_with_header(tmp_path: Path):
+    """scale.c, whose result depends on K from its header k.h (both dated a moment back), and options that
+    verify scale alone with no candidates, with a results cache in tmp_path."""
+    from supercoder_lsp import pipeline
+
+    (tmp_path / "k.h").write_text("#define K 3u\n")
+    src = tmp_path / "scale.c"
+    src.write_text('#include "k.h"\nunsigned scale(unsigned x) {\n    return x * K + (x >> 3);\n}\n')
+    _age(tmp_path / "k.h", src)
+    (tmp_path / "empty").mkdir()
+    opts = pipeline.Options(
+        proposers=("replay",),
+        candidates_dir=tmp_path / "empty",
+        n_random=1000,
+        functions=("scale",),
+        cache_dir=tmp_path / "cache",
+    )
+    return src, opts
