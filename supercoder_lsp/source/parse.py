@@ -186,6 +186,8 @@ def _function(node, data: bytes, lines: LineIndex, base: int = 0) -> CFunction |
     if fdecl is None:
         return None
     name_node = _unwrap(fdecl.child_by_field_name("declarator"))
+    if name_node is None:  # a header tree-sitter could not name (xxhash.c's `static U32\nXXH_read32`): skipped
+        return None
     words = {decode(c.text) for c in node.children if c.type == "storage_class_specifier"}
     depth, calls = loop_stats(body)
     start, end = base + node.start_byte, base + node.end_byte

@@ -524,3 +524,14 @@ def test_a_body_the_parser_cannot_read_is_still_a_definition():
     assert check.has_loops
     assert text[check.body_start_byte] == "{"
     assert by_name["zs_after"].text == "int ZEXPORT zs_after(int x) { return x + '}'; }"
+
+
+def test_a_header_the_recovery_cannot_name_costs_that_one_not_every_function_of_the_file():
+    """lz4's xxhash.c and lz4hc.c: tree-sitter's recovery cut one definition's header mid-list, a header with
+    no name; that one raised, and the whole file had "no function definitions found" (the editor showed
+    nothing on it). Every function is found, XXH32_endian_align with its whole body."""
+    text = (SOURCES / "split_header.c").read_text()
+    by_name = {f.name: f for f in parse_functions(text)}
+    assert list(by_name) == ["XXH_rotl32", "XXH32_round", "XXH_readLE32_align", "XXH32_endian_align", "XXH32"]
+    whole = by_name["XXH32_endian_align"].text
+    assert whole.startswith("FORCE_INLINE U32\nXXH32_endian_align(") and whole.rstrip().endswith("return h32;\n}")
