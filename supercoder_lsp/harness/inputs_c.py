@@ -577,6 +577,7 @@ def _owned(plan: Plan, k: int, p: ParamPlan) -> list[str]:
             else ""
         )
         out += [
+            "        {",  # a block per owned struct: each has its own c and dd (cJSON's next and prev, one type)
             f"        static const uint32_t sc_of{j}[][6] = {{{rows}}};",
             f"        static const uint32_t sc_op{j}[] = {{{', '.join(map(str, nulls)) or '0'}}};",
             f"        static const uint32_t sc_ob{j}[] = {{{', '.join(map(str, bools)) or '0'}}};",
@@ -596,6 +597,7 @@ def _owned(plan: Plan, k: int, p: ParamPlan) -> list[str]:
             f"        memcpy((unsigned char *)a{k} + {off}, &c, 8);",
             f"        in->rp[{j}] = c; in->rlen[{j}] = {size}; in->ra[{j}] = 0;"
             f" if (in->nr < {j + 1}) in->nr = {j + 1}; sc_owned = 1;",
+            "        }",
         ]
     out.append("    }")
     return out

@@ -32,7 +32,7 @@ change to what is checked (screens, harness inputs, ABI checks, comparisons, tim
 #    19: a probe's runs pass over the inputs the original fails on with the most elements; a refusal that
 #    2,000 random inputs from the start of a part of the whole run show, weighted with the first ones, comes
 #    from them.
-VERIFIER_VERSION = 19
+VERIFIER_VERSION = 20
 
 # What verification does not establish, said next to every claim (the CLI's notes, the JSON report).
 LIMITS = (

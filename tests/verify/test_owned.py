@@ -105,3 +105,15 @@ def test_a_struct_parameters_own_data_pointers_point_into_a_buffer(tmp_path):
     assert res.coverage is not None and res.coverage["generated_percent"] == 100, res.harness
     [wrong] = res.candidates
     assert wrong.reason == "wrong-output", wrong.detail
+
+
+def test_a_node_that_owns_two_structs_of_its_own_type_gets_both_and_a_mistake_behind_one_is_caught(tmp_path):
+    """cJSON's print_value: its item points to its next and prev nodes, both of its own type. The harness
+    declared one `c` per owned struct in the same C block, so it did not compile ("redefinition of 'c'"),
+    and every such function was "harness could not be linked". Each now has a block of its own."""
+    res = pipeline_on_rewrites(tmp_path, OWNED / "siblings.c", "neighbours", OWNED / "siblings_wrong.c", n_random=3000)
+    assert res.status == "done", res.detail
+    assert "with the 32-byte struct it owns behind offset 8 (pointing back to it)" in res.harness, res.harness
+    assert res.coverage is not None and res.coverage["generated_percent"] == 100, res.coverage
+    [wrong] = res.candidates
+    assert wrong.reason == "wrong-output", wrong.detail
