@@ -104,8 +104,10 @@ def _kept(
         return Built(False, (src,))
     stamps = {str(p): _stamp(p) for p in [*read, *([Path(compiler)] if compiler else [])]}
     # a file's time comes from a clock that may lag the one read before the compile by a tick
-    if any(s is None or s[1] >= began - TICK_NS for s in stamps.values()) or not all(o.is_file() for o in outs):
+    if any(s is None or s[1] >= began - TICK_NS for s in stamps.values()):
         return Built(False, tuple(read), False)  # changed while it compiled (or just before), or gone: not kept
+    if not all(o.is_file() for o in outs):
+        return Built(False, tuple(read))  # an output not made (the -g build failed): not kept, nothing unsettled
     try:
         encoded = [base64.b64encode(o.read_bytes()).decode() for o in outs]
         entry.parent.mkdir(parents=True, exist_ok=True)
