@@ -34,10 +34,13 @@ def headline(c: CandidateResult | None) -> str | None:
 
 def no_win_summary(candidates: list[CandidateResult], so_far: bool = False) -> str:
     """'no faster verified candidate (5 tried: 3 not-faster, 2 wrong-output)'; with `so_far`, while more
-    are being tried: 'no faster verified candidate yet (2 tried: 2 not-faster); trying more'."""
+    are being tried: 'no faster verified candidate yet (2 tried: 2 not-faster); trying more'. A candidate
+    that passed every check but whose timing run failed counts as 'could not be timed', not 'not-faster'."""
     counts: dict[str, int] = {}
     for c in candidates:
         key = c.reason or ("accepted" if c.status == "accepted" else "?")
+        if key == "not-faster" and c.detail.startswith("could not be timed"):  # right, and no speed known
+            key = "could not be timed"
         counts[key] = counts.get(key, 0) + 1
     tried = ", ".join(f"{n} {r}" for r, n in sorted(counts.items(), key=lambda kv: -kv[1]))
     counted = f"({len(candidates)} tried{': ' + tried if tried else ''})"

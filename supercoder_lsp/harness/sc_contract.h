@@ -10,11 +10,15 @@
 #define SC_EXIT_ABI 3          /* a calling-convention finding: a trailer record says which */
 #define SC_EXIT_CRASH 4        /* the harness itself failed outside a call */
 #define SC_EXIT_SYSCALL 6      /* a forbidden system call: a trailer record says which */
-#define SC_EXIT_SLOW 7         /* (MODE bit 16) inputs ran out of time (most with the short limit, 4 with the long one): stopped early */
+#define SC_EXIT_SLOW 7         /* (MODE bit 16) inputs ran out of time (most with the short limit, 4 with the long one,
+                                * 2 where none it finished took the short limit): stopped early */
 #define SC_EXIT_ALLOCATES 8    /* (MODE bit 16) a call of the original left memory allocated: stopped there */
 #define SC_EXIT_NO_SANDBOX 71  /* the seccomp filter could not be installed */
 #define SC_EXIT_PROTECT 73     /* the timing driver could not protect its own state */
 #define SC_EXIT_THUNK_ABI 86   /* the checking thunk in a program under test saw a calling-convention finding */
+
+/* the short limit per input, in ms: the original's first run gives each input this (to twice this) */
+#define SC_SHORT_MS 20
 
 /* the status word of a record (the low byte: a signal number) */
 #define SC_CRASHED 0x100ULL

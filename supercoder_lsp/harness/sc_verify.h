@@ -282,12 +282,13 @@ static void sc_start_ticks(void) {
 static volatile uint64_t sc_watch_seen = ~0ULL;
 static volatile unsigned sc_watch_looks;
 static unsigned sc_later_ticks = 1, sc_allowed = 1;
-/* SC_INPUT_FLOOR_MS (the original's first run with the short limit): an input runs out of time after
+/* SC_INPUT_FLOOR_MS (the original's first runs): an input runs out of time after
  * 50 times the slowest input this process returned from so far (a crash is no result to compare, and
  * one that first copies megabytes takes ms: deflate_fast's would allow every input 20), at least the floor
  * and at most SC_INPUT_MS, a look every ms. Inputs that loop for ever cost a few ms each instead of
  * 20-40 where the function's other inputs take microseconds (zlib's deflate_fast on generated states:
- * one in sixty loops, 25 of its 40 s); a function with slower inputs keeps the whole short limit. */
+ * one in sixty loops, 25 of its 40 s); a function with slower inputs keeps the whole short limit. With the
+ * long limit the floor is 200 ms: lz4's LZ4F_decompress loops on most generated states, 1-2 s each. */
 static unsigned sc_floor_looks, sc_max_looks;
 static uint64_t sc_slowest_ns;
 static unsigned sc_first_allowed(void) {
@@ -508,14 +509,17 @@ int main(int argc, char **argv) {
         /* bit 16 (the baseline's first runs): stop early where inputs run out of time. With the short
          * limit, once they are most inputs (the caller runs again with the long one); with the long limit,
          * at the 4th such input (each costs a second or two): those lie outside the function's domain (a
-         * negative length it loops on), and the caller tries narrower inputs. Counted from SC_FROM: a
-         * part of a split run stops as a whole run from its first input would */
+         * negative length it loops on), and the caller tries narrower inputs; at the 2nd where no input it
+         * finished took the short limit (SC_SHORT_MS), which then did not cut short a slow function but
+         * ones that loop (lz4's LZ4F_decompress on generated states: 8 s a run, twice, before narrower
+         * inputs). Counted from SC_FROM: a part of a split run stops as a whole run from its first input
+         * would */
         if ((sc_mode & 16) && (rec[0] & SC_ALLOCATED)) { /* its result lives in memory it allocated */
             sc_flush_records();
             return SC_EXIT_ALLOCATES;
         }
         if ((rec[0] & SC_TIMED_OUT) && !skipped) sc_timeouts++;
-        if ((sc_mode & 16) && ((sc_input_ms >= 1000 && sc_timeouts >= 4) ||
+        if ((sc_mode & 16) && ((sc_input_ms >= 1000 && (sc_timeouts >= 4 || (sc_timeouts >= 2 && sc_slowest_ns < SC_SHORT_MS * 1000000ULL))) ||
                                (sc_timeouts >= 8 && sc_timeouts * 4 > sc_cur - from + 1))) {
             sc_flush_records();
             return SC_EXIT_SLOW;

@@ -32,7 +32,11 @@ change to what is checked (screens, harness inputs, ABI checks, comparisons, tim
 #    19: a probe's runs pass over the inputs the original fails on with the most elements; a refusal that
 #    2,000 random inputs from the start of a part of the whole run show, weighted with the first ones, comes
 #    from them.
-VERIFIER_VERSION = 20
+#    20: each struct a parameter owns is drawn in a C block of its own (two of one type declared the same locals).
+#    21: a probe's first run has a budget (the inputs it did not reach are passed over as failed) and cuts short
+#    an input that loops; the baseline's run with the long limit stops at the 2nd input out of time where none
+#    it finished took the short limit.
+VERIFIER_VERSION = 21
 
 # What verification does not establish, said next to every claim (the CLI's notes, the JSON report).
 LIMITS = (

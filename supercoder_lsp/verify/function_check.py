@@ -43,6 +43,7 @@ from ..harness.contract import (
     EXIT_SYSCALL,
     HEAP_LEFT,
     NOT_RUN,
+    SHORT_MS,
     TIMED_OUT,
     TRAILER_ABI,
     TRAILER_SYSCALL,
@@ -78,9 +79,12 @@ MODE_RANDOM_GLOBALS = 1
 MODE_PROGRAM_STATE = 2
 MODE_FLIP_SIDES = 4
 INPUT_MS = 1000  # an input runs out of time after one to two of these, where most inputs need over SHORT_INPUT_MS
-SHORT_INPUT_MS = 20  # ... or else of these (FunctionHarness._first_run)
+SHORT_INPUT_MS = SHORT_MS  # ... or else of these (FunctionHarness._first_run)
 FLOOR_MS = (
     4  # with the short limit, the original's first run allows 50 times its slowest input, at least this (sc_verify.h)
+)
+LONG_FLOOR_MS = (
+    200  # ... and with the long limit, this: an input that loops costs 0.2 s, not 1-2 (lz4's LZ4F_decompress)
 )
 LATER_FACTOR = 5  # runs after the original's first (self-check, coverage, candidates) allow this many times its limit
 MODE_STOP_SLOW = 16  # the baseline's first run: stop when most inputs run out of time (EXIT_SLOW)
@@ -336,8 +340,8 @@ class FunctionHarness:
         # and those it crashed on its limit (skip.bin: sc_on_alarm)
         if self.input_ms != INPUT_MS:
             env = {**env, "SC_INPUT_MS": str(self.input_ms)}
-        if mode & MODE_STOP_SLOW and self.input_ms == SHORT_INPUT_MS:  # 50 times its slowest finished input
-            env["SC_INPUT_FLOOR_MS"] = str(FLOOR_MS)
+        if mode & MODE_STOP_SLOW:  # 50 times its slowest finished input, at least the floor
+            env["SC_INPUT_FLOOR_MS"] = str(FLOOR_MS if self.input_ms == SHORT_INPUT_MS else LONG_FLOOR_MS)
         if not mode & MODE_STOP_SLOW and self.later_ms != self.input_ms:
             env["SC_LATER_TICKS"] = str(self.later_ms // self.input_ms)
         if self.skip_file is not None and "SC_SKIP" not in env:
@@ -866,8 +870,8 @@ class FunctionHarness:
         """Run the original on every input twice, each buffer against one guard page and then the
         other: whether every result (crash or value) is the same both times, so it touches nothing
         outside its buffers; how many inputs ran, and on how many it failed. An input that ran out of time
-        in either run says nothing about where its buffers lie (a busy machine) and is not compared. The
-        two runs go side by side (a probe's search takes some 16 pairs: inflate_table's 5 s, halved).
+        in either run, or that one of them did not reach within its SC_BUDGET_MS, says nothing about where
+        its buffers lie (a busy machine) and is not compared. The two runs go side by side (a probe's search takes some 16 pairs: inflate_table's 5 s, halved).
         With `skip`, the inputs it failed on in either run are written there as SC_SKIP reads them (not
         run): a probe's later runs pass over them (inflate_table crashes on 24,152 of its 25,600 inputs
         with the most elements, a signal each, 0.2 s a pair)."""
@@ -884,7 +888,7 @@ class FunctionHarness:
             and all(
                 a.failed(i) == b.failed(i) and (a.failed(i) or a.values[i] == b.values[i])
                 for i in range(n)
-                if not (a.status[i] | b.status[i]) & TIMED_OUT
+                if not (a.status[i] | b.status[i]) & (TIMED_OUT | NOT_RUN)
             )
         )
         return same, n, sum(1 for s in a.status if s & failing)

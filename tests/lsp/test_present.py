@@ -58,6 +58,17 @@ def test_explain_no_win_names_the_verdicts_and_only_when_nothing_won():
     ]
 
 
+def test_a_candidate_that_could_not_be_timed_is_not_counted_as_no_faster():
+    """lz4's LZ4F_decompress: every candidate passed the checks, and the original's own timing run crashed
+    (it is called again on what its last call left). The hint said "8 not-faster", a claim about speed that
+    no measurement made."""
+    s, _ = resolve({"hints": {"explainNoWin": True}}, None, None)
+    fn = result("f", None)
+    fn.candidates[1].detail, fn.candidates[1].timing = "could not be timed: timing run failed at offset 0", None
+    [d] = present.diagnostics(TEXT, {"f": fn}, s)
+    assert d.message == "no faster verified candidate (2 tried: 1 wrong-output, 1 could not be timed)"
+
+
 def test_while_candidates_are_tried_the_verdicts_so_far_show_and_say_more_are_coming():
     running = result("f", None)
     running.status = "running"

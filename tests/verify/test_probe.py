@@ -6,6 +6,13 @@ from pathlib import Path
 
 from support import FIXTURES, pipeline_on_rewrites
 
+from supercoder_lsp import build
+from supercoder_lsp.asm.cut import cut_function
+from supercoder_lsp.harness.plan import describe, make_plan
+from supercoder_lsp.model import BuildConfig
+from supercoder_lsp.source.parse import parse_functions
+from supercoder_lsp.verify.probe import probe_sizes
+
 PROBE = FIXTURES / "verify" / "probe"
 
 
@@ -64,3 +71,29 @@ def test_a_struct_pointer_read_as_a_table_beside_a_large_state_is_probed_and_the
     assert res.coverage and res.coverage["percent"] == 100, res.harness
     [c] = res.candidates
     assert c.reason == "wrong-output", (c.reason, c.detail)
+
+
+def test_a_buffer_is_sized_though_the_original_loops_on_some_generated_states(tmp_path):
+    """lz4's LZ4F_decompress waits for ever on most generated states: its probe's first run took 109 s,
+    each state that loops 20-120 ms, and the editor showed nothing for a minute. The probe's first run now
+    has a budget and cuts an input that loops at 50 times the slowest one that returned; the output is
+    still sized at the 48 bytes the original writes, and a rewrite that writes one more crashes."""
+    res = _run(tmp_path, PROBE / "loops.c", "decode_step", "loops_overwrite")
+    assert "out: array of 48 uint8_t, as much as the -O3 original touches" in res.harness, res.harness
+    [c] = res.candidates
+    assert c.reason == "crash" and "signal 11" in c.detail, (c.reason, c.detail)
+
+
+def test_a_function_slower_than_the_probes_first_limit_on_every_input_is_still_probed(tmp_path):
+    """6 ms a call: past the probe's first limit per input (4 ms before any call returned), where every
+    input runs out of time. The probe runs again with the whole short limit, and the key is sized."""
+    cfg = BuildConfig("gcc", ("-O3",), "test", str(PROBE))
+    src = PROBE / "slow_key.c"
+    base = tmp_path / "base.o"
+    build.assemble(cut_function(build.compile_to_asm(src, cfg, tmp_path / "base.s"), "keyed").text, base)
+    [fn] = parse_functions(src.read_text())
+    plan = make_plan(fn.signature)
+    assert plan.params[0].probe, describe(plan)
+    got = probe_sizes(plan, "keyed", base, tmp_path / "probe")
+    assert got.supported, got.why
+    assert (got.params[0].lo, got.params[0].hi) == (16, 16), describe(got)
