@@ -114,19 +114,23 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
-def _with_compiled_types(path: Path, fn, cfg, work: Path):
-    """The function with the signature the compiler saw (as `optimize` plans it); as parsed when the -g
-    build fails."""
+def _with_compiled_types(path: Path, functions: list, name: str, cfg, work: Path):
+    """The function named `name` (in the text, or as the compiler names it where a macro renames it) with
+    the compiler's name and the signature it saw (as `optimize` plans it); as parsed when the -g build
+    fails; None where the file defines no such function."""
     import dataclasses
 
     from .build.debuginfo import compile_debug_object, compiled_functions
+    from .selection import compiled_names
 
     try:
         compile_debug_object(path, cfg, work / "debug.o")
     except build.BuildError:
-        return fn
-    cf = compiled_functions(work / "debug.o").get(fn.name)
-    return dataclasses.replace(fn, signature=cf.signature) if cf else fn
+        return next((f for f in functions if f.name == name), None)
+    compiled = compiled_functions(work / "debug.o")
+    fn = next((f for f in compiled_names(functions, compiled, path) if name in (f.name, f.source_name)), None)
+    cf = compiled.get(fn.name) if fn else None
+    return dataclasses.replace(fn, signature=cf.signature) if fn and cf else fn
 
 
 def replace_cmd(a: argparse.Namespace) -> int:
@@ -138,18 +142,17 @@ def replace_cmd(a: argparse.Namespace) -> int:
     text = a.file.read_text(errors="replace") if a.file.is_file() else None
     if text is None:
         raise InputError(f"'{a.file}' does not exist or is not a file")
-    fn = next((f for f in parse_functions(text) if f.name == a.function), None)
-    if fn is None:
-        raise InputError(f"no function named {a.function} in {a.file}")
     asm = a.assembly.read_text()
-    try:
-        edited = replace.render(text, fn, asm, a.note)
-    except replace.ReplaceError as e:
-        raise InputError(str(e)) from e
     opts = options.from_namespace(a)
     cfg = build.resolve(a.file, compiler=opts.compiler, flags=opts.flags)
     with tempfile.TemporaryDirectory(prefix="supercoder-replace-") as work:
-        fn = _with_compiled_types(a.file, fn, cfg, Path(work))
+        fn = _with_compiled_types(a.file, parse_functions(text), a.function, cfg, Path(work))
+        if fn is None:
+            raise InputError(f"no function named {a.function} in {a.file}")
+        try:
+            edited = replace.render(text, fn, asm, a.note)
+        except replace.ReplaceError as e:
+            raise InputError(str(e)) from e
         res = replace.check(a.file, fn, edited, cfg, Path(work), n_random=opts.n_random)
     res.edited = edited
     if a.write and res.ok and res.faster:

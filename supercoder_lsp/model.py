@@ -114,6 +114,7 @@ class CFunction:
     calls_in_loops: int
     is_static: bool
     is_inline: bool
+    source_name: str = ""  # where a macro renames it (lz4's XXH_NAMESPACE), `name` is the compiler's, this the text's
 
 
 # --- build ------------------------------------------------------------------
@@ -250,6 +251,7 @@ class FunctionResult:
     stage_seconds: dict[str, float] = field(default_factory=dict)
     # what its inputs ran: {"generated", "recorded" (inputs), "lines", "percent", "generated_percent", "missed"}
     coverage: dict | None = None
+    source_name: str = ""  # its name in the text, where a macro gives it another (`name`, the compiler's)
 
     def best_result(self) -> CandidateResult | None:
         for c in self.candidates:

@@ -38,7 +38,7 @@ from .options import InputError, Options
 from .propose.base import Feedback, ProposalRequest, ProposerUnavailable
 from .propose.registry import make_proposer
 from .results import deciding_timing, no_win_summary
-from .selection import as_compiled, compiled_as, holders, missing_detail
+from .selection import as_compiled, compiled_as, compiled_names, holders, missing_detail
 from .source import parse_functions
 from .stopwatch import Stopwatch
 from .verify.coverage import coverage_json
@@ -146,6 +146,14 @@ class Pipeline:
             built = compile_file_kept(path, cfg, work / "baseline.s", work / "debug.o", objects)
             asm = (work / "baseline.s").read_text()
             ctx = FileContext(path, text, cfg, asm, work, self.tests, objects, built.inputs, built.settled)
+            functions = compiled_names(functions, ctx.compiled() or {}, path)
+            renamed = [f"{f.source_name} as {f.name}" for f in functions if f.source_name]
+            if renamed:
+                more = f" and {len(renamed) - 3} more" if len(renamed) > 3 else ""
+                notes.append(
+                    f"a macro renames {len(renamed)} function(s) ({', '.join(renamed[:3])}{more}): "
+                    "each is optimized and reported under the compiler's name"
+                )
             selected = self._select(ctx, functions, notes)
             results = []
             for fn, score in selected:
@@ -171,6 +179,8 @@ class Pipeline:
             for f in functions:  # of definitions under #if and #else, the one the flags compile
                 if f.name not in by_name or compiled_as(compiled, f) is not None:
                     by_name[f.name] = f
+                if f.source_name:  # the text's name too, where a macro renames it (the editor's jobs)
+                    by_name.setdefault(f.source_name, f)
             missing = [n for n in self.opts.functions if n not in by_name]
             if missing:
                 raise InputError(
@@ -222,6 +232,7 @@ class Pipeline:
                 return hit
         fn, missing = as_compiled(ctx, fn)
         res = FunctionResult(fn.name, fn.range, str(fn.signature) if fn.signature else "?", "done", "", score)
+        res.source_name = fn.source_name
         notes_before = len(self.notes)
         try:
             if missing:

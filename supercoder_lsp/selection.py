@@ -27,6 +27,29 @@ def compiled_as(compiled: dict[str, CompiledFunction], fn: CFunction) -> Compile
     return cf
 
 
+def compiled_names(functions: list[CFunction], compiled: dict[str, CompiledFunction], path: Path) -> list[CFunction]:
+    """The definitions, each one a macro renames under the name the compiler gave it (lz4 builds xxhash.c
+    with XXH_NAMESPACE=LZ4_: the text's XXH32 is LZ4_XXH32 to the compiler, the assembly and the linker),
+    found by the line and file its debug info puts the definition on; `source_name` keeps the text's.
+    Before, such a function was "not compiled with these flags", and its helpers "inlined into
+    LZ4_XXH32", a function the tool then never chose."""
+    texts = {f.name for f in functions}
+    found: dict[str, list[CompiledFunction]] = {}
+    for cf in compiled.values():
+        if cf.name in texts or cf.decl_line is None or Path(cf.decl_file or "").name != path.name:
+            continue
+        for f in functions:
+            if f.range.start.line + 1 <= cf.decl_line <= f.range.end.line + 1:
+                found.setdefault(f.name, []).append(cf)
+    out = []
+    for f in functions:
+        got = found.get(f.name, [])
+        if len(got) == 1 and compiled_as(compiled, f) is None:
+            f = dataclasses.replace(f, name=got[0].name, source_name=f.name)
+        out.append(f)
+    return out
+
+
 def as_compiled(ctx: FileContext, fn: CFunction) -> tuple[CFunction, str | None]:
     """The function with the signature the compiler saw (macros expanded, typedefs resolved), and
     why there is nothing to optimize when the flags leave it out of the build."""
@@ -99,12 +122,14 @@ def choose(
     flags: str | None = None,
     kept: Path | None = None,
 ) -> list:
-    """The top functions of a file as `supercoder optimize` chooses them (holders): for the editor,
-    which ranks from the text. Raises BuildError or ConfigError when the file does not build. With
-    `kept` (the results cache's objects_dir), the builds are kept there for the job that follows."""
+    """The top functions of a file as `supercoder optimize` chooses them (holders), each under the name the
+    compiler gave it (compiled_names; `source_name` the text's): for the editor, which ranks from the text.
+    Raises BuildError or ConfigError when the file does not build. With `kept` (the results cache's
+    objects_dir), the builds are kept there for the job that follows."""
     cfg = build.resolve(path, compiler=compiler, flags=flags)
     with tempfile.TemporaryDirectory(prefix="sc-choose-") as d:
         compile_file_kept(path, cfg, Path(d) / "file.s", Path(d) / "debug.o", kept)
         asm = (Path(d) / "file.s").read_text()
         compiled = compiled_functions(Path(d) / "debug.o")
-    return holders(ranked, compiled, set(list_functions(asm)), top, [])
+    named = compiled_names([f for f, _ in ranked], compiled, path)
+    return holders([(f, score) for f, (_, score) in zip(named, ranked)], compiled, set(list_functions(asm)), top, [])

@@ -86,6 +86,7 @@ def _best_to_json(best: CandidateResult | None) -> dict | None:
 def function_to_json(f: FunctionResult) -> dict:
     return {
         "name": f.name,
+        **({"source_name": f.source_name} if f.source_name else {}),
         "range": to_json(f.range),
         "signature": f.signature,
         "status": f.status,

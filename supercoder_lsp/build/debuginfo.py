@@ -35,6 +35,7 @@ class CompiledFunction:
     external: bool  # not static
     inlined_into: list[str] = field(default_factory=list)  # functions whose code holds an inlined copy
     decl_line: int | None = None  # the definition's line (1-based): which of several #if alternatives
+    decl_file: str | None = None  # the file of that line, as the line table names it
 
 
 def compile_debug_object(src: str | os.PathLike, cfg: BuildConfig, out: str | os.PathLike) -> None:
@@ -481,6 +482,20 @@ def _inlined_copies(die, into: str, found: dict[int, list[str]]) -> None:
         _inlined_copies(c, into, found)
 
 
+def _file_names(dwarf, cu) -> dict[int, str]:
+    """DW_AT_decl_file's numbers -> the file names of the compile unit's line table (from 0 in DWARF 5,
+    from 1 before)."""
+    lp = dwarf.line_program_for_CU(cu)
+    if lp is None:
+        return {}
+    first = 0 if cu.header["version"] >= 5 else 1
+    out = {}
+    for k, fe in enumerate(lp["file_entry"]):
+        name = fe.name.decode(errors="replace") if isinstance(fe.name, bytes) else str(fe.name)
+        out[k + first] = name
+    return out
+
+
 def compiled_functions(obj: str | os.PathLike) -> dict[str, CompiledFunction]:
     """Every function the compile unit defines, by name."""
     out: dict[str, CompiledFunction] = {}
@@ -490,7 +505,9 @@ def compiled_functions(obj: str | os.PathLike) -> dict[str, CompiledFunction]:
         elf = ELFFile(f)
         if not elf.has_dwarf_info():
             return out
-        for cu in elf.get_dwarf_info().iter_CUs():
+        dwarf = elf.get_dwarf_info()
+        for cu in dwarf.iter_CUs():
+            files = _file_names(dwarf, cu)
             for die in cu.get_top_DIE().iter_children():
                 if die.tag != "DW_TAG_subprogram" or "DW_AT_declaration" in die.attributes:
                     continue
@@ -507,6 +524,7 @@ def compiled_functions(obj: str | os.PathLike) -> dict[str, CompiledFunction]:
                         False,
                         "DW_AT_external" in origin.attributes,
                         decl_line=_attr(origin, "DW_AT_decl_line"),
+                        decl_file=files.get(_attr(origin, "DW_AT_decl_file")),
                     )
                 fn.out_of_line = fn.out_of_line or concrete
                 by_offset[origin.offset] = name

@@ -178,7 +178,8 @@ class Jobs:
                 _settle(job)
             else:
                 data = json.loads(out)
-                found = next((f for f in data["functions"] if f["name"] == job.name), None)
+                # by the text's name, which a macro may have changed for the compiler (its source_name)
+                found = next((f for f in data["functions"] if job.name in (f["name"], f.get("source_name"))), None)
                 job.result = function_from_json(found) if found else None
                 job.environment = data.get("environment")
             if job.result and job.result.best_result():

@@ -194,7 +194,8 @@ class SupercoderServer(LanguageServer):
             chosen = ranked[: run.top]
         if self._choices.get(uri) != generation:
             return  # a newer save chose again
-        self.jobs.schedule(uri, path, [(f.name, text_hash(f.text)) for f, _ in chosen], force=force)
+        # by the text's name: the results show where the text defines it, a macro's renaming or not
+        self.jobs.schedule(uri, path, [(f.source_name or f.name, text_hash(f.text)) for f, _ in chosen], force=force)
 
     def assembly_dir(self) -> Path:
         from ..cache import default_dir

@@ -188,6 +188,11 @@ def _function(node, data: bytes, lines: LineIndex, base: int = 0) -> CFunction |
     name_node = _unwrap(fdecl.child_by_field_name("declarator"))
     if name_node is None:  # a header tree-sitter could not name (xxhash.c's `static U32\nXXH_read32`): skipped
         return None
+    # `XXH_PUBLIC_API XXH_errorcode XXH32_update (`: the recovery reads the macro as the type, the typedef as
+    # the name, and puts the name in an error of its own before the parameters
+    err = next((c for c in fdecl.children if c.type == "ERROR"), None)
+    if name_node.type == "identifier" and err is not None and [c.type for c in err.children] == ["identifier"]:
+        name_node = err.children[0]
     words = {decode(c.text) for c in node.children if c.type == "storage_class_specifier"}
     depth, calls = loop_stats(body)
     start, end = base + node.start_byte, base + node.end_byte

@@ -587,3 +587,30 @@ def test_where_generated_inputs_give_no_harness_the_projects_own_programs_calls_
     assert "the project's own programs" not in named["harness"], named["harness"]
     assert named["coverage"]["recorded"] > 0 and named["coverage"]["percent"] == 100, named["coverage"]
     assert not (tmp_path / "demo.out").exists()
+
+
+def test_a_function_a_macro_renames_is_optimized_under_the_compilers_name(tmp_path):
+    """lz4 builds xxhash.c with -DXXH_NAMESPACE=LZ4_: the text's XXH32 is LZ4_XXH32 to the compiler. It was
+    "not compiled with these flags", and its helpers "inlined into LZ4_XXH32", a function never chosen. Each
+    is found by the line its debug info names, verified under the compiler's name, asked for by either, and
+    its verified assembly re-verified in the edited file."""
+    src = FIXTURES / "real" / "namespaced.c"
+    flags = "--cflags=-O3 -DXXH_NAMESPACE=LZ4_"
+    data = run_json(str(src), flags, "-f", "sum32", "-f", "LZ4_add32", "-f", "round32", "-n", "1", "--inputs", "2000")
+    sum32, add32, round32 = data["functions"]
+    assert (sum32["name"], sum32["source_name"], add32["name"], add32["source_name"]) == (
+        "LZ4_sum32",
+        "sum32",
+        "LZ4_add32",
+        "add32",
+    )
+    for fn in (sum32, add32):
+        assert fn["status"] == "done" and "generated inputs reach 100%" in fn["harness"], fn
+    assert round32["detail"].startswith("inlined into LZ4_add32, LZ4_sum32:"), round32["detail"]
+    assert any("a macro renames 2 function(s) (sum32 as LZ4_sum32, add32 as LZ4_add32)" in n for n in data["notes"])
+    # the editor's replacement, asked for by the text's name: the -O3 code itself, rebuilt in the file
+    asm = tmp_path / "same.s"
+    asm.write_text(sum32["baseline"]["assembly"])
+    p = supercoder("replace", str(src), "-f", "sum32", "--assembly", str(asm), flags, "--json", "--inputs", "2000")
+    rep = json.loads(p.stdout)
+    assert p.returncode != 0 and rep["ok"] and not rep["faster"], (p.stderr, rep)

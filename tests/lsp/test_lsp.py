@@ -457,3 +457,41 @@ async def test_program_tests_named_in_the_project_file_record_the_functions_call
         assert "recorded from the program; they run 100% of its 6 lines (generated alone 33%)" in text, text
     finally:
         cfg.unlink()
+
+
+async def test_a_function_a_macro_renames_shows_its_verdict_where_the_text_defines_it(client: LanguageClient):
+    """lz4's xxhash.c, built with -DXXH_NAMESPACE=LZ4_ (compile_commands.json): the compiler's LZ4_sum32 is
+    the text's sum32. The editor chose it, ran it under the compiler's name, and shows its verdict on the
+    text's definition; before, it had none (the job asked for a name the build does not have)."""
+    d = WORK / f"renamed-{id(client)}"
+    d.mkdir()
+    src = d / "namespaced.c"
+    shutil.copy(FIXTURES / "real" / "namespaced.c", src)
+    (d / "nocands").mkdir()
+    (d / "compile_commands.json").write_text(
+        f'[{{"directory": "{d}", "file": "{src}", "command": "gcc -O3 -DXXH_NAMESPACE=LZ4_ -c {src}"}}]'
+    )
+    cfg = WORK / ".supercoder.toml"
+    try:
+        cfg.write_text(
+            f'[lsp]\nproposers = ["replay"]\ncandidatesDir = "{d.name}/nocands"\ninputs = 2000\ntopFunctions = 2\n'
+        )
+        client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings=None))
+        uri = open_doc(client, src)
+        line = next(i for i, t in enumerate(src.read_text().splitlines()) if "uint32_t sum32(" in t)
+
+        async def verdict():
+            while True:
+                hover = await client.text_document_hover_async(
+                    types.HoverParams(
+                        text_document=types.TextDocumentIdentifier(uri=uri), position=types.Position(line, 28)
+                    )
+                )
+                if hover is not None and any(w in hover.contents.value for w in ("generated", "not compiled")):
+                    return hover.contents.value
+                await asyncio.sleep(0.5)
+
+        text = await asyncio.wait_for(verdict(), 120)
+        assert "inputs: 2,267 generated; they run 100% of its 3 lines" in text and "not compiled" not in text, text
+    finally:
+        cfg.unlink()

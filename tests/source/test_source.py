@@ -535,3 +535,12 @@ def test_a_header_the_recovery_cannot_name_costs_that_one_not_every_function_of_
     assert list(by_name) == ["XXH_rotl32", "XXH32_round", "XXH_readLE32_align", "XXH32_endian_align", "XXH32"]
     whole = by_name["XXH32_endian_align"].text
     assert whole.startswith("FORCE_INLINE U32\nXXH32_endian_align(") and whole.rstrip().endswith("return h32;\n}")
+
+
+def test_a_header_whose_type_the_recovery_reads_as_the_name_gets_its_own_name():
+    """lz4's xxhash.c: `XXH_PUBLIC_API XXH_errorcode XXH32_update (`. tree-sitter reads the unknown macro as
+    the type, the typedef as the function's name, and the name as an error before the parameters: the
+    function was "XXH_errorcode", like every other one that returns it, and never matched its code."""
+    by_name = {f.name: f for f in parse_functions((FIXTURES / "real" / "namespaced.c").read_text())}
+    assert list(by_name) == ["round32", "sum32", "add32"]
+    assert by_name["add32"].text.startswith("XXH_PUBLIC_API XXH_errorcode add32 (sum_state *state,")
