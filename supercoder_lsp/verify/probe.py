@@ -97,12 +97,12 @@ def _smallest_inside(
     # fails on every input, they may all be slower than the floor: again with the whole short limit
     first = {"SC_PROBE_LEN": f"{k}:{most}{fixed}", "SC_BUDGET_MS": str(PROBE_BUDGET_MS)}
     ok, ran, failed = h.stays_inside(exe, {**first, "SC_INPUT_FLOOR_MS": str(FLOOR_MS)}, skip)
-    if ok and failed >= ran:
+    if failed >= ran:  # every input failed (or none finished, so none was compared: not ok)
         ok, ran, failed = h.stays_inside(exe, first, skip)
-    if not ok:
-        return f"touches memory outside {most} elements there"
     if failed >= ran:
         return f"fails on every input even with {most} elements there"
+    if not ok:
+        return f"touches memory outside {most} elements there"
     if least < most and inside(least)[0]:  # a struct read no further than its own size: one run, not a search
         return least
     lo, hi = least, most  # hi: the original stays inside hi elements

@@ -8,9 +8,10 @@ from support import FIXTURES, pipeline_on_rewrites
 
 from supercoder_lsp import build
 from supercoder_lsp.asm.cut import cut_function
-from supercoder_lsp.harness.plan import describe, make_plan
+from supercoder_lsp.harness.plan import Plan, describe, make_plan
 from supercoder_lsp.model import BuildConfig
 from supercoder_lsp.source.parse import parse_functions
+from supercoder_lsp.verify.function_check import FunctionHarness
 from supercoder_lsp.verify.probe import probe_sizes
 
 PROBE = FIXTURES / "verify" / "probe"
@@ -84,16 +85,35 @@ def test_a_buffer_is_sized_though_the_original_loops_on_some_generated_states(tm
     assert c.reason == "crash" and "signal 11" in c.detail, (c.reason, c.detail)
 
 
+def _original(tmp: Path, fixture: str, fn: str) -> tuple[Plan, Path]:
+    """The plan of fixture's one function, and its -O3 original alone in an object."""
+    src = PROBE / f"{fixture}.c"
+    base = tmp / "base.o"
+    cfg = BuildConfig("gcc", ("-O3",), "test", str(PROBE))
+    build.assemble(cut_function(build.compile_to_asm(src, cfg, tmp / "base.s"), fn).text, base)
+    [parsed] = parse_functions(src.read_text())
+    return make_plan(parsed.signature), base
+
+
 def test_a_function_slower_than_the_probes_first_limit_on_every_input_is_still_probed(tmp_path):
     """6 ms a call: past the probe's first limit per input (4 ms before any call returned), where every
     input runs out of time. The probe runs again with the whole short limit, and the key is sized."""
-    cfg = BuildConfig("gcc", ("-O3",), "test", str(PROBE))
-    src = PROBE / "slow_key.c"
-    base = tmp_path / "base.o"
-    build.assemble(cut_function(build.compile_to_asm(src, cfg, tmp_path / "base.s"), "keyed").text, base)
-    [fn] = parse_functions(src.read_text())
-    plan = make_plan(fn.signature)
+    plan, base = _original(tmp_path, "slow_key", "keyed")
     assert plan.params[0].probe, describe(plan)
     got = probe_sizes(plan, "keyed", base, tmp_path / "probe")
     assert got.supported, got.why
     assert (got.params[0].lo, got.params[0].hi) == (16, 16), describe(got)
+
+
+def test_a_length_on_which_no_input_finished_is_not_taken_for_one_it_stays_inside(tmp_path):
+    """Where every input runs out of time on both sides of the guard, nothing was compared: that is no
+    evidence that the original stays inside (a busy machine once had slow_key.c's calls all out of time at
+    one element, and the probe took 1 for its 16-byte key). The reason says it fails, not where it reads."""
+    plan, base = _original(tmp_path, "spins", "spins")
+    got = probe_sizes(plan, "spins", base, tmp_path / "probe")
+    assert not got.supported
+    assert "'key' has no length parameter" in got.why and "fails on every input" in got.why, got.why
+    h = FunctionHarness(tmp_path / "h", "spins", plan, n_random=20)
+    exe = h.build_original(base)
+    inside, ran, failed = h.stays_inside(exe, {"SC_PROBE_LEN": "0:1", "SC_BUDGET_MS": "300"})
+    assert (inside, failed) == (False, ran), (inside, ran, failed)
