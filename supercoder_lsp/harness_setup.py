@@ -210,8 +210,10 @@ def program_recording(
             programs=ctx.cfg.programs if programs is None else programs,
         )
     except build.BuildError as e:
+        lines = e.output.splitlines()
+        said = next((x.strip() for x in lines if "error:" in x), "")  # what the compiler or linker said first
         notes.append(
-            f"{fn.name}: the program's own calls could not be recorded ({e.what}); "
+            f"{fn.name}: the program's own calls could not be recorded ({e.what}{': ' + said if said else ''}); "
             "the harness uses generated inputs, with initial and random globals, only"
         )
         return Recording()

@@ -122,7 +122,7 @@ def render_inputs(
     n = max(len(ps), 1)
     regions = recorded.region_bytes if recorded else []
     out = [
-        f"#define SC_NP {n}\n#define SC_NR {max(len(regions), len(_owned_sizes(plan)), 1)}",
+        f"#define SC_NP {n}\n#define SC_NR {max(len(regions), len(owned_sizes(plan)), 1)}",
         "typedef struct { uint64_t iv[SC_NP]; double fv[SC_NP]; void *pv[SC_NP]; size_t len[SC_NP];",
         "    /* a deep recorded call (harness/recorded.py): buffer bytes, where the program had them, its regions */",
         "    size_t pbytes[SC_NP]; uint64_t pa[SC_NP]; void *rp[SC_NR]; size_t rlen[SC_NR]; uint64_t ra[SC_NR];",
@@ -175,7 +175,7 @@ def render_inputs(
             size = f"sizeof({p.element.ctype})" if p.role == "array" else "1"
             most = recorded.max_bytes.get(k, 0) if recorded else 0
             out.append(f"    sc_guard_init(&sc_g[{k}], sc_max(({p.max_len} + 4) * {size}, {most}));")
-    owned = _owned_sizes(plan)
+    owned = owned_sizes(plan)
     for j in range(max(len(regions), len(owned))):
         most = max(regions[j] if j < len(regions) else 0, owned[j] if j < len(owned) else 0)
         out.append(f"    sc_guard_init(&sc_rg[{j}], {most} + 64);")
@@ -192,7 +192,7 @@ def render_inputs(
         "    int at_start = (int)(sc_mix(i ^ 0x5eed) & 1) ^ sc_flip_sides; (void)at_start; /* buffer against the guard before or after it */"
     )
     out.append("    memset(in, 0, sizeof *in);")
-    if _owned_sizes(plan):
+    if owned_sizes(plan):
         out.append("    int sc_owned = 0;")
     out.append("    if (i >= SC_NEDGE + SC_NRANDOM) { sc_replay(i - SC_NEDGE - SC_NRANDOM, in, at_start); return; }")
     for k, p in enumerate(ps):
@@ -229,7 +229,7 @@ def render_inputs(
             )
     out += relations
     out += _aliasing(plan)
-    if _owned_sizes(plan):  # a struct generated with what it owns: compared as a deep call is (its words
+    if owned_sizes(plan):  # a struct generated with what it owns: compared as a deep call is (its words
         # from each buffer's start: where the buffer lies, at the start or the end of its pages, changes nothing)
         out.append("    if (sc_owned) { in->deep = 1;")
         for k, p in enumerate(plan.params):
@@ -496,7 +496,7 @@ def _regions(plan: Plan) -> _Regions:
     return out
 
 
-def _owned_sizes(plan: Plan) -> list[int]:
+def owned_sizes(plan: Plan) -> list[int]:
     """The size of every region generated behind the parameters, in region order (_Regions)."""
     return _regions(plan).sizes
 

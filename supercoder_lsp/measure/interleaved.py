@@ -26,7 +26,7 @@ from typing import Any
 from .. import build
 from ..asm.elfcheck import check_linked
 from ..harness import include_dir
-from ..harness.inputs_c import call_args, render_inputs, ret_ctype
+from ..harness.inputs_c import call_args, owned_sizes, render_inputs, ret_ctype
 from ..harness.plan import Plan
 from ..harness.recorded import RecordedInputs
 from ..model import Timing
@@ -37,9 +37,13 @@ OFFSETS = (0, 16, 32, 48)
 N_TIMING_INPUTS = 512
 
 
-def render_timing(plan: Plan, seed: int, recorded: RecordedInputs | None = None, blob: Path | None = None) -> str:
+def render_timing(
+    plan: Plan, seed: int, recorded: RecordedInputs | None = None, blob: Path | None = None, fresh: bool = False
+) -> str:
     """The timing driver for one function: the generated hooks of harness/sc_timing.h. With the
-    program's recorded calls (`recorded`, their bytes in the file `blob`), those are the inputs timed."""
+    program's recorded calls (`recorded`, their bytes in the file `blob`), those are the inputs timed.
+    `fresh`: every call starts from its input as drawn, not from what the last call left (SC_FRESH), the
+    generated inputs' buffers too."""
     ret = ret_ctype(plan)
     types, vals = call_args(plan, poison=False)
     proto = ", ".join(types)
@@ -59,16 +63,20 @@ def render_timing(plan: Plan, seed: int, recorded: RecordedInputs | None = None,
                 f"for (int j = 0; j < m; j++) {{ if (T[j].deep) continue; {clear}h = sc_fnv(h, T[j].pv[{k}], {size}); }}"
             )
             nb = size.replace("T[j].", "src->")
+            # its bytes, for SC_FRESH's snapshot of an input that is not deep (a deep one has them already)
+            keep = f" if (!src->deep) dst->pbytes[{k}] = nb;" if fresh else ""
             copies.append(
-                f"{{ size_t nb = {nb}; void *c = sc_copy_mem(nb ? nb : 1, 0); memcpy(c, src->pv[{k}], nb); dst->pv[{k}] = c; }}"
+                f"{{ size_t nb = {nb}; void *c = sc_copy_mem(nb ? nb : 1, 0); memcpy(c, src->pv[{k}], nb);"
+                f" dst->pv[{k}] = c;{keep} }}"
             )
     return f"""#include "sc_rt.h"
 #include "sc_sandbox.h"
 #include "sc_heap.h"
 #include "sc_files.h"
 {render_inputs(plan, seed, N_TIMING_INPUTS * 4, recorded, blob)}
-#define SC_M {_slots(recorded)}
-{"#define SC_FRESH 1" if _fresh(recorded) else ""}
+#define SC_M {_slots(plan, recorded, fresh)}
+{"#define SC_FRESH 1" if fresh or _fresh(recorded) else ""}
+{"#define SC_FRESH_ALL 1" if fresh else ""}
 extern {ret} sc_t0({proto}), sc_t1({proto}), sc_t2({proto});
 #define RET_T {ret}
 #define PROTO_T {proto}
@@ -125,20 +133,28 @@ DEEP_COPIES_BYTES = 192 << 20  # memory for the three copies of every timed inpu
 
 def _fresh(recorded: RecordedInputs | None) -> bool:
     """Whether each timed call starts from the program's recorded state (sc_timing.h SC_FRESH): where the
-    recorded calls bring the memory their struct's pointers reach, a state the function changes. (Generated
-    private states are still called on over and over: restored so, compress_block's original crashes on its
-    first call in the timing layout, a random `pending` writing 128 MiB past pending_buf.)"""
+    recorded calls bring the memory their struct's pointers reach, a state the function changes. Generated
+    inputs are called on over and over, unless the original's own copies cannot be timed so
+    (InterleavedTimer._go_fresh): restored from the start, compress_block's original once crashed on its first
+    call in the timing layout, a random `pending` writing 128 MiB past pending_buf."""
     return bool(recorded and recorded.region_bytes)
 
 
-def _slots(recorded: RecordedInputs | None) -> int:
+def _slots(plan: Plan, recorded: RecordedInputs | None, fresh: bool = False) -> int:
     """Inputs per timed copy: 512, or the power of two that keeps three copies of deep recorded calls
-    (each with the memory its pointers reach), and their snapshots (SC_FRESH), within DEEP_COPIES_BYTES."""
+    (each with the memory its pointers reach), and their snapshots (SC_FRESH), within DEEP_COPIES_BYTES;
+    of generated inputs timed fresh, the same with their buffers and what their structs own."""
     n = N_TIMING_INPUTS
+    per = 0
     if recorded and recorded.region_bytes:
         per = sum(recorded.region_bytes) + sum(recorded.max_bytes.values()) + 4096 * len(recorded.region_bytes)
-        while n > 1 and 6 * n * per > DEEP_COPIES_BYTES:
-            n //= 2
+    elif fresh and not recorded:
+        owned = owned_sizes(plan)
+        per = sum(owned) + 4096 * len(owned)
+        per += sum(p.max_len * max(p.element.bits // 8, 1) for p in plan.params if p.role == "array")
+        per += sum(p.max_len + 1 for p in plan.params if p.role == "cstring")
+    while n > 1 and 6 * n * per > DEEP_COPIES_BYTES:
+        n //= 2
     return n
 
 
@@ -178,6 +194,10 @@ class TimingMismatch(TimingError):
     """The timing run contradicts itself: a candidate that tampers with its measurement."""
 
 
+class NotReproducible(TimingError):
+    """The original's own copies disagree, or it fails itself, while being timed: nothing to compare with."""
+
+
 class InterleavedTimer:
     """Compile the timing driver once per function, then time candidates."""
 
@@ -194,16 +214,36 @@ class InterleavedTimer:
         self._alike: dict[int, bool] = {}  # alignment -> the original's own three copies agree (_reproducible)
         self._base: dict[tuple[int, str], Path] = {}  # the original's copies: the same for every candidate
         self._base_asm = ""
-        src = self.dir / "timing.c"
-        blob = None
+        self._blob: Path | None = None
         if setup.recorded:
-            blob = self.dir / "recorded.bin"
-            blob.write_bytes(setup.recorded.blob)
-        src.write_text(render_timing(setup.plan, setup.seed, setup.recorded, blob))
+            self._blob = self.dir / "recorded.bin"
+            self._blob.write_bytes(setup.recorded.blob)
+        self.fresh = False  # every call from its input as drawn (_go_fresh)
+        self._render()
         self._compiled = False
         self._compiling = threading.Lock()
         if not lazy:
             self._compile()
+
+    def _render(self) -> None:
+        (self.dir / "timing.c").write_text(
+            render_timing(self.s.plan, self.s.seed, self.s.recorded, self._blob, fresh=self.fresh)
+        )
+
+    def _can_go_fresh(self) -> bool:
+        """Whether the inputs have buffers a call could change that are not restored yet (a deep recorded call
+        is restored already: sc_timing.h SC_FRESH)."""
+        has_buffers = any(p.role in ("array", "cstring") for p in self.s.plan.params) or bool(owned_sizes(self.s.plan))
+        return has_buffers and not self.fresh and not _fresh(self.s.recorded)
+
+    def _go_fresh(self) -> None:
+        """From now on, every timed call starts from its input as the verifier drew it (SC_FRESH_ALL), and only
+        the call is timed: the driver is made again, and the links with it."""
+        with self._compiling:
+            self.fresh = True
+            self._render()
+            self._compiled = False
+        self._reference, self._alike = {}, {}
 
     def _compile(self) -> None:
         with self._compiling:
@@ -266,8 +306,10 @@ class InterleavedTimer:
             raise TimingError("made a forbidden system call while being timed")
         if r.returncode != 0:
             rc = r.returncode
-            what = f"signal {-rc}" if rc < 0 else f"exit code {rc}"
-            raise TimingError(f"timing run failed at offset {off}: {r.stderr.strip() or what}")
+            what = f"timing run failed at offset {off}: {r.stderr.strip() or (f'signal {-rc}' if rc < 0 else f'exit code {rc}')}"
+            if exe != self._reference.get(off) and not self._reproducible(off, rounds):
+                raise NotReproducible(f"the original itself fails while being timed ({what})")
+            raise TimingError(what)
         lines = [ln.split() for ln in r.stdout.split("\n") if ln.strip()]
         try:
             calls = int(lines[0][1])
@@ -285,9 +327,8 @@ class InterleavedTimer:
         # the three results of every round, compared here: outside the process that ran the candidate
         same = all(ln[3] == ln[4] == ln[5] for ln in rows) and buffers[1] == buffers[2] == buffers[3]
         if not same and exe != self._reference.get(off) and not self._reproducible(off, rounds):
-            raise TimingError(
-                "what the calls leave differs between two copies of the original itself while being timed (the "
-                "program's recorded state, called on over and over, runs past what was recorded), so the "
+            raise NotReproducible(
+                "what the calls leave differs between two copies of the original itself while being timed, so the "
                 "candidate's cannot be compared"
             )
         if not same:
@@ -334,7 +375,7 @@ class InterleavedTimer:
             try:
                 self._run(self._reference[off], off, rounds)
                 self._alike[off] = True
-            except TimingMismatch:
+            except TimingError:  # its results differ between the copies, or it fails itself
                 self._alike[off] = False
         return self._alike[off]
 
@@ -372,7 +413,28 @@ class InterleavedTimer:
 
     def _timed(self, base_asm: str, cand_asm: str, tag: str, passes: int) -> tuple[Timing, bool]:
         """The timing over up to `passes` passes, and whether it stopped early because more could not make
-        the candidate faster; never significant unless it ran all the setup's passes."""
+        the candidate faster; never significant unless it ran all the setup's passes. Where the original's
+        own copies cannot be timed on what the last call left, it is timed again with every call from its
+        input as drawn (and so every timing after)."""
+        try:
+            return self._timed_once(base_asm, cand_asm, tag, passes)
+        except NotReproducible as e:
+            if not self._can_go_fresh():
+                raise TimingError(f"{e}; {self._why_not_fresh()}") from e
+            self._go_fresh()
+        try:
+            return self._timed_once(base_asm, cand_asm, tag, passes)
+        except NotReproducible as e:
+            raise TimingError(f"{e}, even with every call from its input as drawn") from e
+
+    def _why_not_fresh(self) -> str:
+        if _fresh(self.s.recorded):
+            return "each call started from the program's recorded state, which it then runs past"
+        if self.fresh:
+            return "even with every call from its input as drawn"
+        return "its inputs hold no buffer to restore between calls (a global state the calls change?)"
+
+    def _timed_once(self, base_asm: str, cand_asm: str, tag: str, passes: int) -> tuple[Timing, bool]:
         try:
             self._compile()
         except build.BuildError as e:

@@ -539,12 +539,14 @@ def test_each_candidates_verdict_is_streamed_before_the_run_ends(tmp_path):
     assert fn["status"] == "done" and fn["detail"].startswith("no faster verified candidate (2 tried")
 
 
-def _own_program_project(tmp: Path, lib: Path, sources: tuple[str, ...], headers: tuple[str, ...] = ()) -> None:
+def _own_program_project(
+    tmp: Path, lib: Path, sources: tuple[str, ...], headers: tuple[str, ...] = (), flags: tuple[str, ...] = ("-O2",)
+) -> None:
     """`lib`'s files copied to `tmp` with a compile_commands.json for its `sources`, and an empty candidates
     folder: a project whose own programs (those defining main) the tool may run."""
     for name in (*(f"{s}.c" for s in sources), *headers):
         shutil.copy(lib / name, tmp / name)
-    db = [{"directory": str(tmp), "file": f"{s}.c", "arguments": ["gcc", "-O2", "-c", f"{s}.c"]} for s in sources]
+    db = [{"directory": str(tmp), "file": f"{s}.c", "arguments": ["gcc", *flags, "-c", f"{s}.c"]} for s in sources]
     (tmp / "compile_commands.json").write_text(json.dumps(db))
     (tmp / "empty").mkdir()
 
@@ -587,6 +589,30 @@ def test_where_generated_inputs_give_no_harness_the_projects_own_programs_calls_
     assert "the project's own programs" not in named["harness"], named["harness"]
     assert named["coverage"]["recorded"] > 0 and named["coverage"]["percent"] == 100, named["coverage"]
     assert not (tmp_path / "demo.out").exists()
+
+
+def test_a_project_that_makes_warnings_errors_still_has_its_own_programs_calls_recorded(tmp_path):
+    """cJSON builds with -Wall -Werror. The file with the function's definition taken out (what the
+    recording links) left a static helper only that function called unused: "defined but not used" was an
+    error, the recording failed, and print_value got generated inputs only, after the 6 s build of the
+    project's programs. No warning changes the code, so that build has none."""
+    lib = tmp_path / "lib"
+    lib.mkdir()
+    shutil.copy(FIXTURES / "cli" / "ownprog" / "demo.c", lib)
+    table = (FIXTURES / "cli" / "ownprog" / "table.c").read_text()  # with a static helper only decode calls
+    table = table.replace(
+        "unsigned long decode(",
+        "static unsigned step(unsigned h, const code *c) { return h >> (c->bits & 7); }\n\nunsigned long decode(",
+    )
+    (lib / "table.c").write_text(table.replace("d->hold >>= c.bits & 7;", "d->hold = step(d->hold, &c);"))
+    _own_program_project(tmp_path, lib, ("table", "demo"), flags=("-O2", "-Wall", "-Werror"))
+    args = ("table.c", "--proposer", "replay", "--candidates", "empty", "--inputs", "2000", "-f", "decode")
+    data = run_json(*args, cwd=tmp_path)
+    [fn] = data["functions"]
+    assert not any("could not be recorded" in n for n in data.get("notes", [])), data["notes"]
+    assert fn["status"] == "done", fn["detail"]
+    assert "the project's own programs (demo.c, from compile_commands.json" in fn["harness"], fn["harness"]
+    assert fn["coverage"]["recorded"] > 0, fn["coverage"]
 
 
 def test_a_function_a_macro_renames_is_optimized_under_the_compilers_name(tmp_path):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 import re
+from pathlib import Path
 
 import pytest
 from support import FIXTURES
@@ -119,10 +120,33 @@ def test_a_function_that_frees_memory_its_input_points_to_is_timed(tmp_path):
     passes such a free over as memory malloc never gave; the timing driver's copies of the inputs come from
     glibc's heap, and its free() aborted every timing run ("could not be timed: signal 11") until free()
     passed over them there too."""
+    d = FIXTURES / "verify" / "timing"
+    _assert_timed(tmp_path, d / "writer.c", "writer_put", d / "writer_same.c")
+
+
+def test_a_function_that_moves_its_stream_past_its_buffer_is_timed_from_each_input_as_drawn(tmp_path):
+    """A stream's `next_in` moves a block further on every call: called again on what the last call left,
+    it walks off its buffer, and the original's own copies disagree or crash ("could not be timed" for
+    every candidate of lz4's LZ4F_decompress and cJSON's print_value). Each call now starts from its input
+    as the verifier drew it, and a correct rewrite is timed."""
+    stream = FIXTURES / "verify" / "timing" / "stream.c"
+    pairs = tmp_path / "stream_pairs.c"  # its loop two bytes at a time: the same results
+    pairs.write_text(
+        stream.read_text().replace(
+            "for (uint32_t i = 0; i < n; i++) h = mix(h, s->next_in[i]);",
+            "uint32_t i = 0;\n    for (; i + 2 <= n; i += 2) h = mix(mix(h, s->next_in[i]), s->next_in[i + 1]);\n"
+            "    if (i < n) h = mix(h, s->next_in[i]);",
+        )
+    )
+    assert pairs.read_text() != stream.read_text()
+    _assert_timed(tmp_path, stream, "stream_take", pairs)
+
+
+def _assert_timed(tmp: Path, src: Path, fn: str, rewrite: Path) -> None:
+    """The rewrite of `fn` is verified and timed on its generated struct with data pointers."""
     from support import pipeline_on_rewrites
 
-    d = FIXTURES / "verify" / "timing"
-    res = pipeline_on_rewrites(tmp_path, d / "writer.c", "writer_put", d / "writer_same.c", proof_budget=0)
+    res = pipeline_on_rewrites(tmp, src, fn, rewrite, proof_budget=0)
     assert "data pointer(s) into one 64 KiB buffer" in res.harness, res.harness
     [same] = res.candidates
     assert same.timing is not None and "could not be timed" not in same.detail, same.detail
