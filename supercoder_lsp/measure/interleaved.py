@@ -219,16 +219,19 @@ class InterleavedTimer:
             self._blob = self.dir / "recorded.bin"
             self._blob.write_bytes(setup.recorded.blob)
         self.fresh = False  # every call from its input as drawn (_go_fresh)
-        self._render()
-        self._compiled = False
-        self._compiling = threading.Lock()
+        self._compiled: set[bool] = set()  # the drivers compiled: fresh or not
+        self._compiling = {False: threading.Lock(), True: threading.Lock()}
+        for fresh in (False, True):  # rendered now: one that cannot be rendered fails here, as before
+            self._driver(fresh)[0].write_text(
+                render_timing(setup.plan, setup.seed, setup.recorded, self._blob, fresh=fresh)
+            )
         if not lazy:
             self._compile()
 
-    def _render(self) -> None:
-        (self.dir / "timing.c").write_text(
-            render_timing(self.s.plan, self.s.seed, self.s.recorded, self._blob, fresh=self.fresh)
-        )
+    def _driver(self, fresh: bool) -> tuple[Path, Path]:
+        """The source and object of the driver, fresh or not."""
+        name = "timing-fresh" if fresh else "timing"
+        return self.dir / f"{name}.c", self.dir / f"{name}.o"
 
     def _can_go_fresh(self) -> bool:
         """Whether the inputs have buffers a call could change that are not restored yet (a deep recorded call
@@ -238,36 +241,37 @@ class InterleavedTimer:
 
     def _go_fresh(self) -> None:
         """From now on, every timed call starts from its input as the verifier drew it (SC_FRESH_ALL), and only
-        the call is timed: the driver is made again, and the links with it."""
-        with self._compiling:
-            self.fresh = True
-            self._render()
-            self._compiled = False
+        the call is timed: the other driver, and the links with it."""
+        self.fresh = True
         self._reference, self._alike = {}, {}
 
-    def _compile(self) -> None:
-        with self._compiling:
-            if not self._compiled:
-                src, obj = self.dir / "timing.c", self.dir / "timing.o"
+    def _compile(self, fresh: bool | None = None) -> None:
+        fresh = self.fresh if fresh is None else fresh
+        with self._compiling[fresh]:
+            if fresh not in self._compiled:
+                src, obj = self._driver(fresh)
                 build.run_tool(
                     ["gcc", "-O2", "-g0", "-w", "-I", str(include_dir()), "-c", str(src), "-o", str(obj)],
                     "compile timing harness",
                 )
-                self._compiled = True
+                self._compiled.add(fresh)
 
     def compile_in_background(self) -> None:
         """Compile the driver now, beside the first candidate's checks, where one will be timed next (trees.c's
-        send_tree: 0.4 s of its first result); a driver that does not compile says so when it is needed."""
-        if self._compiled:
-            return
+        send_tree: 0.4 s of its first result); a driver that does not compile says so when it is needed. Where
+        the inputs own private states, the fresh one too, on a thread of its own: such a state is what a call
+        changes (_go_fresh: LZ4F_decompress, 0.7 s of its first result)."""
 
-        def compile_quietly() -> None:
+        def compile_quietly(fresh: bool) -> None:
             try:
-                self._compile()
+                self._compile(fresh)
             except Exception:  # noqa: BLE001 - time() compiles it again and reports why
                 pass
 
-        threading.Thread(target=compile_quietly, daemon=True).start()
+        wanted = [self.fresh] + ([True] if self._can_go_fresh() and owned_sizes(self.s.plan) else [])
+        for fresh in wanted:
+            if fresh not in self._compiled:
+                threading.Thread(target=compile_quietly, args=(fresh,), daemon=True).start()
 
     def _objects(self, asm: str, tag: str, offset: int, sym: str) -> Path:
         obj = self.dir / f"{tag}.{sym}.off{offset}.o"
@@ -354,11 +358,12 @@ class InterleavedTimer:
                 self._objects(cand_asm, tag, off, "sc_t2"),
             ]
             exes[off] = self.dir / f"{tag}.timing.off{off}"
-            build.link([self.dir / "timing.o", *objs, *self.support], exes[off], extra=self.s.link_flags)
+            driver = self._driver(self.fresh)[1]
+            build.link([driver, *objs, *self.support], exes[off], extra=self.s.link_flags)
             if off not in self._reference:  # the same link with the original in the candidate's place
                 self._reference[off] = self.dir / f"reference.timing.off{off}"
                 build.link(
-                    [self.dir / "timing.o", *objs[:2], self._original(base_asm, off, "sc_t2"), *self.support],
+                    [driver, *objs[:2], self._original(base_asm, off, "sc_t2"), *self.support],
                     self._reference[off],
                     extra=self.s.link_flags,
                 )
