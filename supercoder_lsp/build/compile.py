@@ -107,6 +107,21 @@ def included_files(src: str | os.PathLike, cfg: BuildConfig, workdir: Path) -> l
         dep.unlink(missing_ok=True)
 
 
+def preprocessed_defines_main(src: str | os.PathLike, cfg: BuildConfig, workdir: Path) -> bool:
+    """Whether `src`, preprocessed with `cfg`, holds a definition of main (its text: `main(...) {`), told
+    without compiling it. Raises BuildError where it does not preprocess."""
+    out = workdir / f"{Path(src).stem}.{os.getpid()}.{threading.get_ident()}.i"
+    try:
+        run_tool(
+            [cfg.compiler, *cfg.flags, "-E", "-P", str(Path(src).resolve()), "-o", str(out.resolve())],
+            "preprocess",
+            cwd=cfg.directory,
+        )
+        return re.search(r"\bmain\s*\([^()]*\)\s*\{", out.read_text(errors="replace")) is not None
+    finally:
+        out.unlink(missing_ok=True)
+
+
 def compile_object(
     src: str | os.PathLike, cfg: BuildConfig, out: str | os.PathLike, extra: tuple[str, ...] = (), timeout: float = 120
 ) -> None:

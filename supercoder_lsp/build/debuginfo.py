@@ -110,14 +110,23 @@ def ctype_of(die, depth: int = 0) -> CType:
         return CType(prefix + (text or "function"), "function")
     kind = {"DW_TAG_structure_type": "struct", "DW_TAG_union_type": "union"}.get(tag)
     shown = text or (f"{kind} {_name(die) or '(anonymous)'}" if kind else tag.removeprefix("DW_TAG_"))
+    union_size = None
+    if depth == 1 and kind == "union":
+        inner = _storage_struct(die)
+        if inner is not None:  # lz4's LZ4_stream_t: char minStateSize[16416] beside the struct it is used as
+            union_size, die, kind = _attr(die, "DW_AT_byte_size"), inner, "struct"
+            shown = f"{shown} (read as its {_struct_name(inner)})"
     if depth == 1 and kind == "struct":
         wider = _extended_by(die)
         if wider is not None:  # zlib's gzFile: a struct gzFile_s * that the library casts to its gz_state
             die, shown = wider, f"{shown} (a {_struct_name(wider)} that begins with one)"
-    size = _attr(die, "DW_AT_byte_size")
+    size = union_size or _attr(die, "DW_AT_byte_size")
     if kind and isinstance(size, int) and size > 0 and "DW_AT_declaration" not in die.attributes:
         runs: list[tuple[int, int]] = []
         fields = _fields(die, 0, 0, runs=runs)
+        if fields is None:  # more leaves than a table of fields holds: its big arrays of scalars as random bytes
+            runs = []
+            fields = _fields(die, 0, 0, runs=runs, sparse=True)
         if fields is not None:
             code, kinds, owned = _members_behind(die) if depth == 1 and kind == "struct" else ((), (), ())
             data = _data_pointers(die) if depth == 1 and kind == "struct" else ()
@@ -184,6 +193,24 @@ def _find_extended(die):
         if t is not None and t.offset == die.offset:
             found.append(d)
     return found[0] if len(found) == 1 else None
+
+
+def _storage_struct(union) -> object | None:
+    """The one struct member of a union whose other members are storage (arrays of scalars, scalars: its size
+    and alignment for users who may not see the struct), as lz4's LZ4_stream_t, LZ4_streamDecode_t and
+    LZ4_streamHC_t are; None for any other union (its bytes are drawn as before)."""
+    structs, others = [], 0
+    for m in union.iter_children():
+        if m.tag != "DW_TAG_member":
+            continue
+        t = _strip(_type_of(m))
+        if t is not None and t.tag == "DW_TAG_structure_type" and "DW_AT_declaration" not in t.attributes:
+            structs.append(t)
+        elif _pointers_in(t, 0, 1) == []:
+            others += 1
+        else:
+            return None
+    return structs[0] if len(structs) == 1 and others else None
 
 
 def _struct_name(die) -> str:
@@ -413,10 +440,13 @@ Field = tuple[int, str, int, bool]  # (byte offset, "int" | "bool" | "float" | "
 ARRAY_RUN = 16  # elements of an array member from which generated inputs draw it as one (CType.arrays)
 
 
-def _fields(die, base: int, depth: int, most: int = MAX_FIELDS, runs: list | None = None) -> list[Field] | None:
+def _fields(
+    die, base: int, depth: int, most: int = MAX_FIELDS, runs: list | None = None, sparse: bool = False
+) -> list[Field] | None:
     """The scalar leaves of a type at `base`, or None when its layout is not fully known (or has more
     than `most` of them). Into `runs`, where given: the byte ranges of its arrays of ARRAY_RUN or more
-    elements (the outermost ones: inflate_state's codes[1444])."""
+    elements (the outermost ones: inflate_state's codes[1444]). `sparse`: such an array of scalars gives
+    no leaves, its bytes are random (lz4's LZ4_stream_t_internal: a hashTable[4096] beside five fields)."""
     die = _strip(die)
     if die is None or depth > 8:
         return None
@@ -437,27 +467,58 @@ def _fields(die, base: int, depth: int, most: int = MAX_FIELDS, runs: list | Non
             loc = _attr(m, "DW_AT_data_member_location") or 0
             if not isinstance(loc, int) or "DW_AT_bit_size" in m.attributes:
                 return None  # a bit-field: its bits are not a field of their own
-            inner = _fields(_type_of(m), base + loc, depth + 1, most, runs)
+            inner = _fields(_type_of(m), base + loc, depth + 1, most, runs, sparse)
             if inner is None:
                 return None
             out += inner
         return out if len(out) <= most else None
     if die.tag == "DW_TAG_union_type":  # the bytes of every member: pointers NULL, the rest random bytes
-        ptrs: set[int] = set()
-        for m in die.iter_children():
-            inner = _fields(_type_of(m), base, depth + 1, most) if m.tag == "DW_TAG_member" else []
-            if inner is None:
-                return None
-            ptrs |= {o for o, kind, _, _ in inner if kind == "pointer"}
-        return [(o, "pointer", 64, False) for o in sorted(ptrs)]
+        ptrs = _pointers_in(die, base, depth, most)
+        return None if ptrs is None else [(o, "pointer", 64, False) for o in ptrs]
     if die.tag == "DW_TAG_array_type":
         elem, count = _type_of(die), _count(die)
         inner, size = _fields(elem, 0, depth + 1, most), _byte_size(elem)
+        if sparse and inner is not None and count is not None and size is not None and count >= ARRAY_RUN:
+            if all(k in ("int", "float") for _, k, _, _ in inner):
+                return []
         if inner is None or count is None or size is None or count * len(inner) > most:
             return None
         if runs is not None and count >= ARRAY_RUN and inner:
             runs.append((base, base + count * size))
         return [(base + i * size + o, k, b, sg) for i in range(count) for o, k, b, sg in inner]
+    return None
+
+
+def _pointers_in(die, base: int, depth: int, most: int = MAX_FIELDS) -> list[int] | None:
+    """The offsets of the pointers a type holds at `base`, in order, without listing its other leaves: lz4's
+    LZ4_stream_t is a union of a char[16416] and a struct with a hashTable[4096], whose fields are more than
+    `most` but whose pointers are two. None where its layout is not known (or it holds over `most`)."""
+    die = _strip(die)
+    if die is None or depth > 8:
+        return None
+    if die.tag == "DW_TAG_pointer_type":
+        return [base]
+    if die.tag in ("DW_TAG_base_type", "DW_TAG_enumeration_type"):
+        return []
+    if die.tag in ("DW_TAG_structure_type", "DW_TAG_union_type"):
+        found: set[int] = set()
+        for m in die.iter_children():
+            if m.tag != "DW_TAG_member":
+                continue
+            loc = 0 if die.tag == "DW_TAG_union_type" else _attr(m, "DW_AT_data_member_location") or 0
+            if "DW_AT_bit_size" in m.attributes:
+                continue  # a bit-field is no pointer
+            inner = _pointers_in(_type_of(m), base + loc, depth + 1, most) if isinstance(loc, int) else None
+            if inner is None:
+                return None
+            found.update(inner)
+        return sorted(found) if len(found) <= most else None
+    if die.tag == "DW_TAG_array_type":
+        elem, count = _type_of(die), _count(die)
+        inner, size = _pointers_in(elem, 0, depth + 1, most), _byte_size(elem)
+        if inner is None or count is None or size is None or count * len(inner) > most:
+            return None
+        return [base + i * size + o for i in range(count) for o in inner]
     return None
 
 

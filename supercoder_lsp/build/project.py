@@ -13,7 +13,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .compile import BuildError, compile_object, defines_main, included_files, run_tool
+from .compile import BuildError, compile_object, defines_main, included_files, preprocessed_defines_main, run_tool
 from .flags import from_compile_commands
 from .object_cache import compile_kept
 
@@ -72,9 +72,10 @@ def project_library(db: Path, exclude: Path, workdir: Path, kept: Path | None = 
         obj = workdir / f"{i}-{src.stem}.o"
         read.add(src)
         try:
-            # a file that includes the one optimized (cJSON's 20 test programs, through tests/common.h) has its
-            # own copy of every function there: its calls never reach this build's, and each cost 0.6 s
-            if exclude.resolve() in included_files(src, cfg, workdir):
+            # a program that includes the file optimized (cJSON's 20 test programs, through tests/common.h) has
+            # its own copy of every function there: its calls never reach this build's, and each cost 0.6 s to
+            # build. A file without main that includes it (lz4hc.c: lz4.c's definitions only) is built as any
+            if exclude.resolve() in included_files(src, cfg, workdir) and preprocessed_defines_main(src, cfg, workdir):
                 return INCLUDES_IT
         except BuildError:
             pass  # its compile says why
@@ -96,7 +97,7 @@ def project_library(db: Path, exclude: Path, workdir: Path, kept: Path | None = 
         if obj is None:
             continue
         if obj == INCLUDES_IT:
-            left_out.append(f"{src.name} (includes {exclude.name} itself)")
+            left_out.append(f"{src.name} (a program that includes {exclude.name} itself)")
             continue
         if not isinstance(obj, Path):
             left_out.append(f"{src.name} (does not compile)")

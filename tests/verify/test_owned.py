@@ -117,3 +117,22 @@ def test_a_node_that_owns_two_structs_of_its_own_type_gets_both_and_a_mistake_be
     assert res.coverage is not None and res.coverage["generated_percent"] == 100, res.coverage
     [wrong] = res.candidates
     assert wrong.reason == "wrong-output", wrong.detail
+
+
+def test_a_union_of_storage_and_a_struct_with_a_big_table_is_generated_as_the_struct(tmp_path):
+    """lz4's LZ4_stream_t (a char array beside the struct it is used as, with a hashTable[4096]) was "not
+    supported by the generated harness": the union's char array and the struct's table are more leaves than
+    a table of fields holds. It is now generated as its struct, the table's bytes random, its dictionary a
+    data pointer; a rewrite that leaves one position unhashed is caught."""
+    src = OWNED / "stream_union.c"
+    wrong_src = tmp_path / "stream_union_wrong.c"  # the last position of a dictionary that ends just so
+    loop = "for (const uint8_t *q = p; q + 4 <= end; q += 3)"
+    assert loop in src.read_text()
+    wrong_src.write_text(src.read_text().replace(loop, loop.replace("q + 4", "q + 5")))
+    res = pipeline_on_rewrites(tmp_path, src, "stream_load", wrong_src, n_random=3000)
+    assert res.status == "done", res.detail
+    assert "one stream_t (read as its struct stream_internal) (16416 bytes" in res.harness, res.harness
+    assert "its 1 data pointer(s) into one 64 KiB buffer" in res.harness, res.harness
+    assert res.coverage is not None and res.coverage["generated_percent"] == 100, res.coverage
+    [wrong] = res.candidates
+    assert wrong.reason == "wrong-output", wrong.detail
