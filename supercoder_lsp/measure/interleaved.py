@@ -221,12 +221,15 @@ class InterleavedTimer:
         self.fresh = False  # every call from its input as drawn (_go_fresh)
         self._compiled: set[bool] = set()  # the drivers compiled: fresh or not
         self._compiling = {False: threading.Lock(), True: threading.Lock()}
-        for fresh in (False, True):  # rendered now: one that cannot be rendered fails here, as before
-            self._driver(fresh)[0].write_text(
-                render_timing(setup.plan, setup.seed, setup.recorded, self._blob, fresh=fresh)
-            )
+        # rendered now: one that cannot be rendered fails here, as before; the fresh one where it is compiled
+        self._render(False)
         if not lazy:
             self._compile()
+
+    def _render(self, fresh: bool) -> None:
+        self._driver(fresh)[0].write_text(
+            render_timing(self.s.plan, self.s.seed, self.s.recorded, self._blob, fresh=fresh)
+        )
 
     def _driver(self, fresh: bool) -> tuple[Path, Path]:
         """The source and object of the driver, fresh or not."""
@@ -250,6 +253,8 @@ class InterleavedTimer:
         with self._compiling[fresh]:
             if fresh not in self._compiled:
                 src, obj = self._driver(fresh)
+                if fresh:
+                    self._render(True)
                 build.run_tool(
                     ["gcc", "-O2", "-g0", "-w", "-I", str(include_dir()), "-c", str(src), "-o", str(obj)],
                     "compile timing harness",
