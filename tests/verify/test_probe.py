@@ -105,6 +105,17 @@ def test_a_function_slower_than_the_probes_first_limit_on_every_input_is_still_p
     assert (got.params[0].lo, got.params[0].hi) == (16, 16), describe(got)
 
 
+def test_inputs_that_finish_on_one_side_of_the_guard_only_are_probed_again_not_taken_for_a_read_outside(tmp_path):
+    """CI once had the probe's two runs of slow_key.c side by side, one finishing its inputs and the other
+    none (a busy machine): nothing was compared, and the key 'touches memory outside 4096 elements'. Here
+    every input is slow on one side of the guard and quick on the other; the probe runs again with the
+    whole limit and sizes the key at the 16 bytes it reads."""
+    plan, base = _original(tmp_path, "one_side_slow", "keyed")
+    got = probe_sizes(plan, "keyed", base, tmp_path / "probe")
+    assert got.supported, got.why
+    assert (got.params[0].lo, got.params[0].hi) == (16, 16), describe(got)
+
+
 def test_a_length_on_which_no_input_finished_is_not_taken_for_one_it_stays_inside(tmp_path):
     """Where every input runs out of time on both sides of the guard, nothing was compared: that is no
     evidence that the original stays inside (a busy machine once had slow_key.c's calls all out of time at
