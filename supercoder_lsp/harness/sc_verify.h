@@ -35,6 +35,7 @@
 #include <cpuid.h>
 
 #include "sc_contract.h"
+#include "sc_ticks.h"
 
 extern void sc_tramp(void);
 extern uint64_t sc_sent[6], sc_after[6], sc_junk[3], sc_rsp_before, sc_rsp_after, sc_flags_after, sc_nonce, sc_done;
@@ -237,39 +238,13 @@ static void sc_call_stack_init(void) {
 }
 
 static void sc_install_handlers(void) {
-    static char altstack[1 << 16];
-    stack_t ss = { .ss_sp = altstack, .ss_size = sizeof altstack };
-    sigaltstack(&ss, NULL);
+    sc_altstack_init();
     struct sigaction sa; memset(&sa, 0, sizeof sa);
     sa.sa_handler = sc_on_signal; sa.sa_flags = SA_ONSTACK | SA_NODEFER; /* NODEFER: no sigprocmask after siglongjmp */
     int sigs[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGTRAP, SIGABRT};
     for (unsigned s = 0; s < sizeof sigs / sizeof *sigs; s++) sigaction(sigs[s], &sa, NULL);
     sa.sa_handler = NULL; sa.sa_sigaction = sc_on_sigsys; sa.sa_flags = SA_ONSTACK | SA_SIGINFO | SA_NODEFER;
     sigaction(SIGSYS, &sa, NULL);
-}
-
-/* Interrupts while the function runs, every 200 microseconds, as a real program's
- * signal handlers would: the memory below the interrupted code's red zone is fair
- * game for them, so the handler (on the alternate stack) fills 2 KB of it with junk.
- * A candidate that keeps data below its red zone loses it and gives itself away. */
-static void sc_on_tick(int sig, siginfo_t *si, void *ctx) {
-    (void)sig; (void)si;
-    unsigned char *sp = (unsigned char *)((ucontext_t *)ctx)->uc_mcontext.gregs[REG_RSP];
-    volatile unsigned char *below = sp - 128 - 2048;
-    for (unsigned i = 0; i < 2048; i++) below[i] = (unsigned char)(i * 131u + 7u);
-}
-
-static void sc_start_ticks(void) {
-    struct sigaction sa; memset(&sa, 0, sizeof sa);
-    sa.sa_sigaction = sc_on_tick; sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_RESTART;
-    sigaction(SIGPROF, &sa, NULL);
-    struct sigevent ev; memset(&ev, 0, sizeof ev);
-    ev.sigev_notify = SIGEV_SIGNAL; ev.sigev_signo = SIGPROF;
-    timer_t t;
-    if (timer_create(CLOCK_MONOTONIC, &ev, &t) == 0) {
-        struct itimerspec its = { {0, 200000}, {0, 200000} }; /* every 200 us */
-        timer_settime(t, 0, &its, NULL);
-    }
 }
 
 /* A watchdog instead of a timer per input (two system calls an input cost more than
