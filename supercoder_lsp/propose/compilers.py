@@ -9,8 +9,10 @@ source-level change that reproduces it.
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Iterator
+from pathlib import Path
 
 from .. import build, tools
 from ..asm.cut import FunctionMissing, cut_function
@@ -115,6 +117,10 @@ class CompilersProposer:
 
     def __init__(self, variants=VARIANTS, timeout: float = 120):
         self.timeout = timeout
+        # each variant's assembly of a file (or why it did not build), for every function of it that the run
+        # optimizes: the whole file is compiled for each, and lz4.c takes 2.5 s a variant. By the file's
+        # contents as read before the compile: a save in between compiles it again
+        self._built: dict[tuple[str, str, str, str, tuple[str, ...]], str | build.BuildError] = {}
         self.variants = tuple(v for v in variants if tools.which(v[0]))
         missing = sorted({c for c, _ in variants if not tools.which(c)})
         self.note = (
@@ -129,6 +135,29 @@ class CompilersProposer:
     def settings(self) -> dict:
         return {"name": self.name, "variants": [[c, tools.version(c), *f] for c, f in self.variants]}
 
+    def _variant(self, request: ProposalRequest, compiler: str, flags: tuple[str, ...], out: Path) -> str:
+        """The file's assembly with the variant's compiler and flags, compiled once per contents of the file
+        (raises its BuildError each time)."""
+        src = Path(request.source_path).resolve()
+        key = (str(src), hashlib.sha256(src.read_bytes()).hexdigest(), repr(request.build), compiler, flags)
+        got = self._built.get(key)
+        if got is None:
+            try:
+                # -w: the project's warning flags under -Werror (cJSON's) stop clang at a gcc-only option
+                # (-Wformat-overflow), and a variant's own flags may warn where -O3 did not; no warning
+                # changes the code
+                got = build.compile_to_asm(
+                    src, request.build, out, extra=(*flags, "-w"), compiler=compiler, timeout=self.timeout
+                )
+            except build.BuildError as e:
+                got = e
+            for old in [k for k in self._built if k[0] == key[0] and k[1] != key[1]]:
+                del self._built[old]  # an earlier version of the file: never asked for again
+            self._built[key] = got
+        if isinstance(got, build.BuildError):
+            raise got
+        return got
+
     def propose(self, request: ProposalRequest, n: int) -> Iterator[Candidate]:
         name = request.function.name
         seen = {_normalized(request.baseline_asm)}
@@ -142,17 +171,7 @@ class CompilersProposer:
             origin = f"compilers:{compiler} {' '.join([*request.build.flags, *flags])}"
             out = request.workdir / f"variant{i}.s"
             try:
-                # -w: the project's warning flags under -Werror (cJSON's) stop clang at a gcc-only option
-                # (-Wformat-overflow), and a variant's own flags may warn where -O3 did not; no warning
-                # changes the code
-                asm = build.compile_to_asm(
-                    request.source_path,
-                    request.build,
-                    out,
-                    extra=(*flags, "-w"),
-                    compiler=compiler,
-                    timeout=self.timeout,
-                )
+                asm = self._variant(request, compiler, flags, out)
                 cut = cut_function(asm, name)
             except build.BuildError as e:
                 what = "timed out" if e.timed_out else "failed"
