@@ -13,12 +13,13 @@ from typing import TypeVar
 
 from . import build
 from .build.debuginfo import CompiledFunction, compile_debug_object, compiled_functions
-from .build.project import ProjectLibrary, project_library
+from .build.project import ProjectLibrary, project_files, project_library
 from .cache import content_hashes
 from .harness import include_dir
 from .harness.contract import STATIC_ALIAS
 from .model import BuildConfig, CFunction
 from .source import remove_definition
+from .source.references import first_use
 
 T = TypeVar("T")
 
@@ -138,6 +139,16 @@ class FileContext:
 
     def _defines_any(self, names: list[str] | tuple[str, ...]) -> bool:
         return any(re.search(rf"^{re.escape(n)}:", self.asm, re.M) for n in names)
+
+    def named_elsewhere(self, fn: CFunction) -> str | None:
+        """Where the project's sources use `fn`'s name outside its definition ("file:line"), or None where
+        none does, so that none of its programs can call it (source/references.py). Only where the flags came
+        from a compile_commands.json; elsewhere "" (unknown: it may be called)."""
+        db = self.cfg.source.removeprefix("compile_commands.json:") if self.cfg.source else ""
+        if not db or db == self.cfg.source or not Path(db).is_file():
+            return ""
+        files = [self.path.resolve(), *(f for f in project_files(Path(db)) if f != self.path.resolve())]
+        return first_use((fn.name, fn.source_name), files, self.path, (fn.start_byte, fn.end_byte))
 
     def own_programs(self) -> dict[str, tuple[str, ...]]:
         """The project's own programs, where its flags came from a compile_commands.json: each file of it

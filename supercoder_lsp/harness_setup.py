@@ -173,7 +173,11 @@ def own_program_recording(
     """Where the user named nothing to record calls in: the calls of the project's own programs
     (compile_commands.json's files that define main, each run once with no arguments in a scratch
     folder, under run_limited's resource limits); an empty Recording where there are none."""
-    programs = {} if user_inputs(ctx, opts) or not opts.own_programs else ctx.own_programs()
+    if user_inputs(ctx, opts) or not opts.own_programs:
+        return Recording()
+    if ctx.named_elsewhere(fn) is None:  # none of them could call it: not built, not run (lz4.c: 5 s)
+        return Recording(found=f"the project's own programs were not run: no file of the project names {fn.name}")
+    programs = ctx.own_programs()
     if not programs:
         return Recording()
     rec = program_recording(ctx, fn, plan, base_obj, fdir / "own", opts, notes, tuple(programs.values()))

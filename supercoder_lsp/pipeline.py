@@ -519,6 +519,8 @@ class Pipeline:
         if own.inputs is None or not own.inputs.calls:
             if own.runs:
                 res.harness = f"{before}{own.found} never called it out of line"
+            elif own.found:  # not run, and why
+                res.harness = f"{before}{own.found}"
             return None
         self.progress(fn.name, "harness with the calls of the project's own programs")
         harness, support, why = build_harness(ctx, fn, plan, base_obj, fdir, self.opts, own, first)

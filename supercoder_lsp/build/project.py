@@ -45,6 +45,13 @@ def _sources(db: Path) -> list[Path]:
     return out
 
 
+def project_files(db: Path) -> list[Path]:
+    """The sources `db` compiles, and the headers in their folders."""
+    sources = _sources(db)
+    headers = {h.resolve() for d in {s.parent for s in sources} for h in sorted(d.glob("*.h"))}
+    return [*sources, *sorted(headers)]
+
+
 INCLUDES_IT = "includes it"
 MAX_FILES = 300  # more, and building them all on first need would hold a job for minutes: --ldflags instead
 

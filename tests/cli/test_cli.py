@@ -570,6 +570,40 @@ def test_for_a_handle_to_a_private_state_the_projects_own_programs_calls_come_fi
     assert plain["status"] == "done" and plain["coverage"]["recorded"] == 0, plain["harness"]
 
 
+def test_a_function_no_file_of_the_project_names_does_not_run_its_programs(tmp_path):
+    """lz4's LZ4_compress_forceExtDict is there for a benchmark outside the build: no file of the project
+    names it, so none of its programs can call it, and building and running them cost 5 s of lz4.c's first
+    result. Declared in a header and named in a comment it is still not called; named in a macro's body,
+    the programs run (they might call it through the macro)."""
+    lib = tmp_path / "lib"
+    lib.mkdir()
+    own = FIXTURES / "cli" / "ownfirst"
+    for name in ("demo.c", "ring.h"):
+        shutil.copy(own / name, lib)
+    ring = (own / "ring.c").read_text()
+    (lib / "ring.c").write_text(
+        ring
+        + "\n"
+        + ring[ring.index("unsigned ring_sum(") : ring.index("unsigned span_sum(")].replace("ring_sum", "ring_total")
+    )
+    (lib / "demo.c").write_text("/* ring_total: not called here */\n" + (own / "demo.c").read_text())
+    with (lib / "ring.h").open("a") as h:
+        h.write("unsigned ring_total(ring *r);\n")  # a declaration is no use either
+    _own_program_project(tmp_path, lib, ("ring", "demo"), ("ring.h",))
+    args = ("ring.c", "--proposer", "replay", "--candidates", "empty", "--inputs", "2000", "-f", "ring_total")
+    [fn] = run_json(*args, cwd=tmp_path)["functions"]
+    assert fn["status"] == "done", fn["detail"]
+    assert "the project's own programs were not run: no file of the project names ring_total" in fn["harness"]
+    assert fn["coverage"]["recorded"] == 0, fn["coverage"]
+    with (tmp_path / "ring.h").open("a") as h:
+        h.write("#define RING_TOTAL(r) ring_total(r)\n")
+    [fn] = run_json(*args, cwd=tmp_path)["functions"]
+    assert "the project's own programs (demo.c, from compile_commands.json" in fn["harness"], fn["harness"]
+    assert "never called it out of line" in fn["harness"], fn["harness"]
+    [called] = run_json(*args[:-1], "ring_sum", cwd=tmp_path)["functions"]
+    assert "10 calls recorded over 1 program run of the project's own programs" in called["harness"], called["harness"]
+
+
 def test_where_generated_inputs_give_no_harness_the_projects_own_programs_calls_are_recorded(tmp_path):
     """decode reads through a table its caller sets up: generated inputs (a NULL table) crash on every
     input. With no tests or workload named, the project's own program from compile_commands.json
