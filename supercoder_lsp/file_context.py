@@ -75,14 +75,19 @@ class FileContext:
             self._library_flags = build.library_flags(self.cfg.ldflags, self.work / "libs")
         return self._library_flags
 
+    def _database(self) -> Path | None:
+        """The compile_commands.json the flags came from, where they came from one that is there."""
+        db = self.cfg.source.removeprefix("compile_commands.json:") if self.cfg.source else ""
+        return Path(db) if db and db != self.cfg.source and Path(db).is_file() else None
+
     def link_project(self) -> str:
         """From now on, harnesses link the project's other files (build/project.py), where the flags
         came from a compile_commands.json: a note that says so, or "" where there is nothing to link."""
         if self._project_note is None:
             self._project_note = ""
-            db = self.cfg.source.removeprefix("compile_commands.json:") if self.cfg.source else ""
-            if db and db != self.cfg.source and Path(db).is_file():
-                lib = self._project = project_library(Path(db), self.path, self.work / "project", self.objects)
+            db = self._database()
+            if db is not None:
+                lib = self._project = project_library(db, self.path, self.work / "project", self.objects)
                 self._inputs.update(content_hashes(lib.inputs))
                 self.settled = self.settled and lib.settled
                 if lib.archive is not None:
@@ -144,10 +149,10 @@ class FileContext:
         """Where the project's sources use `fn`'s name outside its definition ("file:line"), or None where
         none does, so that none of its programs can call it (source/references.py). Only where the flags came
         from a compile_commands.json; elsewhere "" (unknown: it may be called)."""
-        db = self.cfg.source.removeprefix("compile_commands.json:") if self.cfg.source else ""
-        if not db or db == self.cfg.source or not Path(db).is_file():
+        db = self._database()
+        if db is None:
             return ""
-        files = [self.path.resolve(), *(f for f in project_files(Path(db)) if f != self.path.resolve())]
+        files = [self.path.resolve(), *(f for f in project_files(db) if f != self.path.resolve())]
         return first_use((fn.name, fn.source_name), files, self.path, (fn.start_byte, fn.end_byte))
 
     def own_programs(self) -> dict[str, tuple[str, ...]]:

@@ -48,7 +48,7 @@ def _sources(db: Path) -> list[Path]:
 def project_files(db: Path) -> list[Path]:
     """The sources `db` compiles, and the headers in their folders."""
     sources = _sources(db)
-    headers = {h.resolve() for d in {s.parent for s in sources} for h in sorted(d.glob("*.h"))}
+    headers = {h.resolve() for d in {s.parent for s in sources} for h in d.glob("*.h")}
     return [*sources, *sorted(headers)]
 
 

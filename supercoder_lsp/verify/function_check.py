@@ -869,23 +869,23 @@ class FunctionHarness:
     def stays_inside(self, exe: Path, env: dict[str, str], skip: Path | None = None) -> tuple[bool, int, int]:
         """Run the original on every input twice, each buffer against one guard page and then the
         other: whether every result (crash or value) is the same both times, so it touches nothing
-        outside its buffers; how many inputs ran, and on how many it crashed or ran out of time in either run. An input that ran out of time
-        in either run, or that one of them did not reach within its SC_BUDGET_MS, says nothing about where
-        its buffers lie (a busy machine) and is not compared. The two runs go side by side (a probe's search takes some 16 pairs: inflate_table's 5 s, halved).
+        outside its buffers; how many inputs ran, and on how many it crashed or ran out of time in either
+        run. An input that ran out of time in either run, or that one of them did not reach within its
+        SC_BUDGET_MS, says nothing about where its buffers lie (a busy machine) and is not compared. The
+        two runs go side by side (a probe's search takes some 16 pairs: inflate_table's 5 s, halved).
         With `skip`, the inputs it failed on in either run are written there as SC_SKIP reads them (not
         run): a probe's later runs pass over them (inflate_table crashes on 24,152 of its 25,600 inputs
         with the most elements, a signal each, 0.2 s a pair)."""
         with ThreadPoolExecutor(2) as pool:
             a, b = pool.map(lambda mode: self._run(exe, 10**9, mode, BASELINE_SECONDS, env), (0, MODE_FLIP_SIDES))
-        n, failing = len(a.status), CRASHED | TIMED_OUT | NOT_RUN
+        n, m = len(a.status), min(len(a.status), len(b.status))
+        failing, late = CRASHED | TIMED_OUT | NOT_RUN, TIMED_OUT | NOT_RUN
         if skip is not None:
-            skip.write_bytes(
-                bytes(1 if (a.status[i] | b.status[i]) & failing else 0 for i in range(min(n, len(b.status))))
-            )
+            skip.write_bytes(bytes(1 if (a.status[i] | b.status[i]) & failing else 0 for i in range(m)))
         # the same records byte for byte (where it stays inside, nearly always): no comparison one by one.
         # Where no input finished in both runs nothing was compared, and nothing is known: not inside (a
         # busy machine once had slow_key.c's 6 ms calls all out of time at one element, and probed 1, not 16)
-        compared = [i for i in range(min(n, len(b.status))) if not (a.status[i] | b.status[i]) & (TIMED_OUT | NOT_RUN)]
+        compared = [i for i in range(m) if not (a.status[i] | b.status[i]) & late]
         same = bool(compared) and (
             a.raw == b.raw
             or (
@@ -897,7 +897,6 @@ class FunctionHarness:
         # only was not compared either: where one run finished its inputs and the run beside it none (a busy
         # machine, whose ticks came late), nothing was compared, and the probe runs again with the whole
         # limit instead of taking it for a read outside (CI once probed slow_key.c's key so)
-        m, late = min(n, len(b.status)), TIMED_OUT | NOT_RUN
         return same, n, sum(1 for i in range(n) if a.status[i] & failing or (i < m and b.status[i] & late))
 
     @property
