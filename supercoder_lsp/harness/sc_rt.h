@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/personality.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -145,19 +146,50 @@ static int sc_flip_sides __attribute__((unused)); /* every buffer against its ot
  * PROT_NONE page apart. */
 #define SC_SEA ((size_t)64 << 30)
 #define SC_ISLAND ((size_t)16 << 30)
-/* Where the island is asked for: the same address in every process (the kernel takes the hint where it
- * is free), so its buffers and slots lie at the same addresses in the original's run and a candidate's.
- * A word the call leaves is compared by what it points to (sc_mapped_word, sc_heap.h): with the island
- * at a random place, a random 64-bit field that fell on a slot in one process and nowhere in the other
- * made a candidate "wrong" on one input in ~100,000 (zlib's send_tree). */
+/* Where the island lies: the same address in every process of one check (the original's run and every
+ * candidate's), so that its buffers and slots lie at the same addresses in each. A word the call leaves is
+ * compared by what it points to (sc_mapped_word, sc_heap.h): with the island at a place of the kernel's
+ * choosing, a random 64-bit field that fell on a slot in one process and nowhere in the other made a
+ * candidate "wrong" on one input in ~100,000 (zlib's send_tree). The verifier draws the address anew for
+ * each process of its own and each function (SC_ISLAND, verify/layout.py) where a program's heap and its
+ * mmap'd blocks lie, so that no fixed address tells a candidate it runs in the harness. Without SC_ISLAND
+ * (the tests of the runtime itself), or where the address is taken (address randomization could not be
+ * turned off: sc_fixed_layout), the old fixed place. */
 #define SC_ISLAND_AT ((uintptr_t)0x200000000000ULL)
 static unsigned char *sc_island_next, *sc_island_end;
+static inline unsigned char *sc_reserve_at(uintptr_t at, size_t bytes) { /* NULL where taken */
+    if (!at) return NULL;
+    void *m = mmap((void *)at, bytes, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED_NOREPLACE, -1, 0);
+    if (m == MAP_FAILED) return NULL;
+    if ((uintptr_t)m != at) { munmap(m, bytes); return NULL; } /* a kernel that took it for a hint */
+    return m;
+}
+static inline uintptr_t sc_env_address(const char *name) {
+    const char *s = getenv(name);
+    return s ? (uintptr_t)strtoull(s, 0, 16) & ~(uintptr_t)4095 : 0;
+}
+/* Whether this process's layout is the kernel's fixed one (address randomization off: sc_fixed_layout,
+ * sc_verify.h). Where it is not (a container that forbids personality()), a program's heap and mmap'd
+ * blocks lie at random and could take the place the verifier drew in one process and not in another:
+ * then the island lies where the kernel never puts anything, at the same place in every process. */
+static inline int sc_layout_fixed(void) {
+    int p = personality(0xffffffff);
+    return p != -1 && (p & ADDR_NO_RANDOMIZE);
+}
+#define SC_FREE_LO ((uintptr_t)0x100000000000ULL) /* to 0x540000000000: below where PIE programs load */
+#define SC_FREE_SPAN ((uintptr_t)0x440000000000ULL)
 static inline int sc_island_ready(void) { /* reserved on first use; 0 where it could not be */
     if (!sc_island_end) {
-        unsigned char *m = mmap((void *)SC_ISLAND_AT, 2 * SC_SEA + SC_ISLAND, PROT_NONE,
-                                MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+        size_t all = 2 * SC_SEA + SC_ISLAND;
+        uintptr_t at = sc_env_address("SC_ISLAND");
+        if (at && !sc_layout_fixed()) at = SC_FREE_LO + at % SC_FREE_SPAN / 4096 * 4096;
+        unsigned char *m = at > SC_SEA ? sc_reserve_at(at - SC_SEA, all) : NULL;
+        if (!m) {
+            m = mmap((void *)SC_ISLAND_AT, all, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+            if (m == MAP_FAILED) m = NULL;
+        }
         sc_island_next = sc_island_end = (unsigned char *)1; /* tried */
-        if (m != MAP_FAILED) { sc_island_next = m + SC_SEA; sc_island_end = sc_island_next + SC_ISLAND; }
+        if (m) { sc_island_next = m + SC_SEA; sc_island_end = sc_island_next + SC_ISLAND; }
     }
     return sc_island_next != (unsigned char *)1;
 }
@@ -190,7 +222,39 @@ static inline void sc_guard_init(sc_guard *g, size_t bytes) {
     }
     g->base = p; g->cap = cap;
 }
+/* Loose inputs: one input in four (sc_gen draws sc_loose from its index) has every buffer where a
+ * malloc'd block would lie, touching neither guard page: a start aligned as the element size asks (16 to
+ * 64 bytes; a recorded region keeps the program's offset modulo 64), up to a page from the guard before
+ * it, with bytes of its own on both sides. A candidate that looks whether a buffer starts or ends at a
+ * page boundary (the harness's tell) is then run and compared on the inputs where none does. Those bytes
+ * (up to SC_LOOSE_PAD past the end) are zeroed first, so that a read past the buffer reads the same in
+ * every run; the other inputs still catch it. Never while a length is probed (SC_PROBE_LEN), where a read
+ * past the end must fault. */
+#define SC_LOOSE_PAD ((size_t)4096)
+static uint64_t sc_loose; /* nonzero: this input's buffers lie loose; the next buffer's draw */
+static inline void sc_loose_for(uint64_t i) {
+    static int probing = -1;
+    if (probing < 0) probing = getenv("SC_PROBE_LEN") != NULL;
+    uint64_t h = sc_mix(i ^ 0x100535ULL);
+    sc_loose = !probing && (h & 3) == 0 ? h | 1 : 0;
+}
+static inline unsigned char *sc_loose_place(sc_guard *g, size_t bytes, size_t align, size_t mis) {
+    size_t room = g->cap - bytes, most = room - 2 * align; /* room: at least a page (sc_guard_init) */
+    if (bytes > g->cap || room < 4 * align) return g->base + g->cap - bytes; /* never: against the guard */
+    if (most > 4096 - 2 * align) most = 4096 - 2 * align; /* the start on no page boundary */
+    sc_loose = sc_mix(sc_loose) | 1;
+    size_t off = align + (size_t)(sc_loose % (most / align + 1)) * align + mis;
+    if (((uintptr_t)(g->base + off + bytes) & 4095) == 0) off = off > align ? off - align : off + align; /* nor its end */
+    size_t after = g->cap - off - bytes;
+    memset(g->base, 0, off);
+    memset(g->base + off + bytes, 0, after < SC_LOOSE_PAD ? after : SC_LOOSE_PAD);
+    return g->base + off;
+}
 static inline void *sc_guard_place(sc_guard *g, size_t bytes, int at_start) {
+    if (sc_loose) {
+        size_t align = bytes & (~bytes + 1);
+        return sc_loose_place(g, bytes, align < 16 ? 16 : align > 64 || !align ? 64 : align, 0);
+    }
     if (g->still) at_start ^= sc_flip_sides;
     return at_start ? g->base : g->base + g->cap - bytes;
 }
@@ -198,6 +262,7 @@ static inline void *sc_guard_place(sc_guard *g, size_t bytes, int at_start) {
  * alignment is the program's. Against the page before it, or as near the page after as that allows. */
 static inline void *sc_guard_place_as(sc_guard *g, size_t bytes, uint64_t orig, int at_start) {
     size_t mis = (size_t)(orig & 63);
+    if (sc_loose) return sc_loose_place(g, bytes, 64, mis);
     if (g->still) at_start ^= sc_flip_sides;
     if (at_start) return g->base + mis;
     size_t at = (g->cap - bytes) & ~(size_t)63;

@@ -188,6 +188,7 @@ static void sc_on_sigsys(int sig, siginfo_t *si, void *ctx) {
 
 /* Before each call: fresh sentinels for the callee-saved registers, junk in the
  * call-clobbered ones, a fresh nonce for the return path and the canaries. */
+static uint64_t *sc_gap_lo, *sc_gap_hi; /* the call stack above its top, to its page's end (sc_call_stack_init) */
 static void sc_arm(void) {
     sc_rng jr = { sc_mix(sc_cur ^ 0xabcdef12345ULL) };
     for (int k = 0; k < 6; k++) sc_sent[k] = sc_next(&jr);
@@ -196,6 +197,13 @@ static void sc_arm(void) {
     sc_done = 0;
     sc_target = sc_fn;
     sc_nstack = SC_NSTACK; /* words of arguments passed on the stack, for the trampoline to copy */
+    for (uint64_t *w = sc_gap_lo; w < sc_gap_hi; w++) *w = sc_nonce;
+}
+/* A write into the stack's gap (above the trampoline's canaries, below the PROT_NONE past the stack's
+ * page) is one above the callee's frame, as a canary's: a word there changed */
+static int sc_gap_hit(void) {
+    for (const uint64_t *w = sc_gap_lo; w < sc_gap_hi; w++) if (*w != sc_nonce) return 1;
+    return 0;
 }
 
 /* Junk for the upper half of a 32-bit (or narrower) argument register: varied bits, sometimes zero. */
@@ -216,7 +224,7 @@ static int sc_abi(void) {
     if ((sc_state[2] & ~0x3fU) != (sc_state[0] & ~0x3fU)) return SC_ABI_MXCSR; /* control bits; the status flags are not preserved */
     if ((sc_state[3] & 0xffff) != (sc_state[1] & 0xffff)) return SC_ABI_X87CW;
     if (sc_fenv[4] != 0xffff) return SC_ABI_X87STACK;
-    if (sc_canary_hits) return SC_ABI_FRAME;
+    if (sc_canary_hits || sc_gap_hit()) return SC_ABI_FRAME;
     return SC_ABI_NONE;
 }
 
@@ -228,11 +236,23 @@ static void sc_detect_cpu(void) {
     }
 }
 
-/* The stack the trampoline calls the function on: the island's last 8 MiB, its top against the 64 GiB of
- * PROT_NONE past the island. A write above the callee's frame and its trampoline's 144 bytes faults there
- * (zlib's inflate_table counts lens[] of 56797 into a local array of 16): that input's crash, the same
- * wherever the buffers lie, with the harness's own frames out of reach. */
+/* The stack the trampoline calls the function on: 8 MiB with a GiB of PROT_NONE above and below it, its
+ * top at SC_STACK (the verifier draws it where a program's stacks lie, verify/layout.py: a candidate that
+ * looks at its stack pointer sees no harness). A write above the callee's frame and its trampoline's 144
+ * bytes faults there (zlib's inflate_table counts lens[] of 56797 into a local array of 16): that input's
+ * crash, the same wherever the buffers lie, with the harness's own frames out of reach. Without SC_STACK,
+ * or where it is taken, the island's last 8 MiB, against the 64 GiB of PROT_NONE past it. */
+#define SC_STACK_SEA ((size_t)1 << 30)
 static void sc_call_stack_init(void) {
+    const char *at = getenv("SC_STACK"); /* 16-byte aligned, anywhere in its page: no fixed low bits either */
+    uintptr_t top = at ? (uintptr_t)strtoull(at, 0, 16) & ~(uintptr_t)15 : 0, page = (top + 4095) & ~(uintptr_t)4095;
+    if (!sc_layout_fixed()) page = 0; /* a program's own stack lies at random there: the island's */
+    unsigned char *m = page > SC_CALL_STACK + SC_STACK_SEA ? sc_reserve_at(page - SC_CALL_STACK - SC_STACK_SEA, SC_CALL_STACK + 2 * SC_STACK_SEA) : NULL;
+    if (m && mprotect(m + SC_STACK_SEA, SC_CALL_STACK, PROT_READ | PROT_WRITE) == 0) {
+        sc_stack_top = (unsigned char *)top; /* what lies above it, up to the PROT_NONE, is checked (sc_gap_hit) */
+        sc_gap_lo = (uint64_t *)top; sc_gap_hi = (uint64_t *)page;
+        return;
+    }
     unsigned char *p = sc_island_take(SC_CALL_STACK, 1);
     if (p) sc_stack_top = p + SC_CALL_STACK; /* else the harness's own stack, as before */
 }

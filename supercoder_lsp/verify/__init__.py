@@ -43,7 +43,10 @@ change to what is checked (screens, harness inputs, ABI checks, comparisons, tim
 #    fields holds has its big arrays of scalars as random bytes.
 #    25: a tick nested on another of the harness's handlers writes no junk (it crashed the harness, without
 #    AVX-512); a probe's input that ran out of time on one side of the guard only counts as failed.
-VERIFIER_VERSION = 25
+#    26: the buffers and the call stack lie at addresses drawn per process and function where a program's
+#    heap, mmap'd blocks and stacks lie (verify/layout.py); one input in four has its buffers loose, touching no
+#    guard page.
+VERIFIER_VERSION = 26
 
 # What verification does not establish, said next to every claim (the CLI's notes, the JSON report).
 LIMITS = (
@@ -68,6 +71,10 @@ LIMITS = (
     "string to its NUL, else one element): a copy of a constant counts as the constant",
     "a recorded pointer argument is replayed inside another argument's copy where the program passed it into "
     "that argument's memory; into a region its struct's pointers reach, it gets a buffer of its own",
+    "the buffers and the call stack lie where a program's would, at addresses no candidate can know, and one "
+    "input in four has buffers that touch no guard page; a candidate that tells the harness from a program "
+    "some other way (its return address, how far its buffers lie from its own code) is caught only by the "
+    "program's own tests or workload",
     "timing repeats 512 inputs: a cache kept on the stack beyond the function's frame, or (where the original "
     "allocates, so the candidate may too) in heap memory it freed, could make it look faster",
 )

@@ -6,8 +6,10 @@ killing the harness on one layout of memory and not another (deflate_stored's se
 from __future__ import annotations
 
 import subprocess
+import sys
 
 from supercoder_lsp.harness import include_dir
+from supercoder_lsp.verify.layout import ISLAND_RANGES, layout_env
 from supercoder_lsp.verify.sandbox import DATA_SIZE
 
 PROBE = r"""
@@ -58,3 +60,50 @@ def test_a_write_far_from_any_buffer_faults_whatever_the_layout(tmp_path):
     far, n, past_end, before_start = map(int, out)
     assert (past_end, before_start) == (1, 1)  # the guard pages
     assert far == n, f"{n - far} of {n} writes up to 64 GiB from a buffer landed in mapped memory"
+
+
+WHERE = r"""
+#include "sc_rt.h"
+int main(void) {
+    sc_guard g;
+    sc_guard_init(&g, 100);
+    printf("%lx\n", (unsigned long)(uintptr_t)g.base);
+    return 0;
+}
+"""
+
+
+def test_the_island_lies_where_the_verifier_drew_it_in_every_process(tmp_path):
+    """Where address randomization is off (as the harness runs itself), at the address drawn for the
+    function, in each process alike; where it is on, at an address drawn from it where the kernel puts
+    nothing, still alike in each process; and a different draw gives a different place."""
+    src = tmp_path / "where.c"
+    src.write_text(WHERE)
+    exe = tmp_path / "where"
+    subprocess.run(["gcc", "-O1", "-I", str(include_dir()), src, "-o", exe], check=True)
+
+    def base(env: dict[str, str], fixed: bool) -> int:
+        argv = ["setarch", "x86_64", "-R", str(exe)] if fixed else [str(exe)]
+        out = subprocess.run(argv, capture_output=True, text=True, check=True, env=env).stdout
+        return int(out, 16)
+
+    lay = layout_env("sum_ints")
+    island = int(lay["SC_ISLAND"], 16)
+    assert any(lo <= island < hi for lo, hi in ISLAND_RANGES)
+    first = base(lay, fixed=True)
+    assert first == island + 4096  # past one PROT_NONE page
+    assert base(lay, fixed=True) == first
+    randomized = {base(lay, fixed=False) for _ in range(3)}
+    assert len(randomized) == 1 and 0x1000_0000_0000 <= randomized.pop() < 0x5555_0000_0000
+    other = {"SC_ISLAND": f"{island + (1 << 32):x}"}
+    assert base(other, fixed=True) == first + (1 << 32)
+
+
+def test_no_one_outside_the_process_knows_where_the_buffers_will_lie():
+    """Drawn from a secret of each process: two runs of the tool place the same function apart."""
+    code = "from supercoder_lsp.verify.layout import layout_env; print(layout_env('sum_ints'))"
+    seen = {
+        subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+        for _ in range(3)
+    }
+    assert len(seen) == 3

@@ -259,3 +259,19 @@ def test_arguments_passed_on_the_stack(mix8, tail, reason, what):
     else:
         assert (chk.ok, chk.reason) == (False, reason), chk.detail
         assert what in chk.detail
+
+
+@pytest.mark.parametrize(
+    "wrong",
+    [
+        "sum_ints_island.c",  # the fixed address every buffer had
+        "sum_ints_program_heap.c",  # a buffer outside where a program's heap and mmap'd blocks lie
+        "sum_ints_page_edge.c",  # a buffer against a page boundary
+        "sum_ints_stack.c",  # a stack outside where a program's stacks lie
+    ],
+)
+def test_a_candidate_right_only_where_it_can_tell_the_harness_is_rejected(tmp_path, wrong):
+    """Each one sums right where its buffer or stack looks like the harness's and is one too many where it
+    looks like a program's: it must be run, and compared, where it looks like a program's."""
+    h, chk = verdict(tmp_path, "sum_ints.c", wrong, "sum_ints")
+    assert (chk.ok, chk.reason) == (False, "wrong-output"), chk.detail
