@@ -192,10 +192,13 @@ def render_inputs(
         "    int at_start = (int)(sc_mix(i ^ 0x5eed) & 1) ^ sc_flip_sides; (void)at_start; /* buffer against the guard before or after it */"
     )
     out.append("    memset(in, 0, sizeof *in);")
-    out.append("    sc_loose_for(i); /* one input in four: every buffer where a malloc'd block would lie (sc_rt.h) */")
+    out.append("    sc_loose = 0; /* a recorded call's regions lie as the program's, against their guards */")
     if owned_sizes(plan):
         out.append("    int sc_owned = 0;")
     out.append("    if (i >= SC_NEDGE + SC_NRANDOM) { sc_replay(i - SC_NEDGE - SC_NRANDOM, in, at_start); return; }")
+    out.append(
+        "    sc_loose_for(i); /* one generated input in four: every buffer where a malloc'd block would lie (sc_rt.h) */"
+    )
     for k, p in enumerate(ps):
         if p.role == "length":
             continue

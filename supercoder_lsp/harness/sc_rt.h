@@ -222,7 +222,8 @@ static inline void sc_guard_init(sc_guard *g, size_t bytes) {
     }
     g->base = p; g->cap = cap;
 }
-/* Loose inputs: one input in four (sc_gen draws sc_loose from its index) has every buffer where a
+/* Loose inputs: one generated input in four (sc_gen draws sc_loose from its index; a recorded call keeps
+ * its regions against their guards, as its alignment is the program's) has every buffer where a
  * malloc'd block would lie, touching neither guard page: a start aligned as the element size asks (16 to
  * 64 bytes; a recorded region keeps the program's offset modulo 64), up to a page from the guard before
  * it, with bytes of its own on both sides. A candidate that looks whether a buffer starts or ends at a
