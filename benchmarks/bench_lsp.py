@@ -112,6 +112,7 @@ class Shown:
     first: float
     final: float = float("nan")
     message: str = "(none)"
+    name: str = "?"
 
 
 async def first_results(src: Path, root: Path, work: Path, timeout: float = 600) -> list[Shown]:
@@ -119,6 +120,7 @@ async def first_results(src: Path, root: Path, work: Path, timeout: float = 600)
     of the first results; until three functions have a final one."""
     client = LanguageClient("bench", "1")
     shown: dict[int, Shown] = {}
+    lines = src.read_text(errors="replace").splitlines()
     t0 = [0.0]
     done = asyncio.Event()
 
@@ -128,7 +130,9 @@ async def first_results(src: Path, root: Path, work: Path, timeout: float = 600)
         for d in params.diagnostics:
             if d.code not in ("speedup", "no-win", "job-failed"):
                 continue
-            got = shown.setdefault(d.range.start.line, Shown(now))
+            at = d.range.start
+            here = lines[at.line][at.character : d.range.end.character] if at.line < len(lines) else "?"
+            got = shown.setdefault(at.line, Shown(now, name=here or "?"))
             if got.message == "(none)" and (d.code != "no-win" or (d.data or {}).get("final", True)):
                 got.final, got.message = now, f"{d.code} {d.message}"
         if sum(s.message != "(none)" for s in shown.values()) >= 3:
@@ -197,7 +201,7 @@ async def main() -> int:
         print(f"{src}: seconds after didOpen to each function's first and final result (default settings, a fresh")
         print("server and cache; the first is the final one or the verdicts so far while candidates are tried)")
         for s in got:
-            print(f"  first {s.first:6.1f} s  final {s.final:6.1f} s  {s.message[:110]}")
+            print(f"  first {s.first:6.1f} s  final {s.final:6.1f} s  {s.name}: {s.message[:110]}")
         if not got:
             print("  none within the timeout")
         return 0

@@ -196,9 +196,9 @@ def render_inputs(
     if owned_sizes(plan):
         out.append("    int sc_owned = 0;")
     out.append("    if (i >= SC_NEDGE + SC_NRANDOM) { sc_replay(i - SC_NEDGE - SC_NRANDOM, in, at_start); return; }")
-    out.append(
-        "    sc_loose_for(i); /* one generated input in four: every buffer where a malloc'd block would lie (sc_rt.h) */"
-    )
+    # one generated input in four: every buffer where a malloc'd block would lie (sc_rt.h); in the self-check,
+    # tight against the guard after it, so that a read past it shows
+    out.append("    if (sc_loose_for(i) && sc_flip_sides) at_start = 0;")
     for k, p in enumerate(ps):
         if p.role == "length":
             continue
@@ -760,9 +760,13 @@ def _aliasing(plan: Plan) -> list[str]:
             f"    if (!edge) {{ uint64_t mode = sc_below(&r, 8); size_t L = in->len[{a}], s = 1 + sc_below(&r, 3);"
         )
         out.append(f"        if (mode == 0) in->pv[{b}] = in->pv[{a}];")
+        # a loose placement zeroes the bytes around the new place, over where the elements were: they wait in
+        # b's own buffer's slot meanwhile (b points into a's from here; the same element type and length)
         out.append(
-            f"        else if (mode <= 2) {{ {et} *base = sc_guard_place(&sc_g[{a}], (L + s) * sizeof({et}), 0);"
-            f" memmove(base, in->pv[{a}], L * sizeof({et}));"
+            f"        else if (mode <= 2) {{ {et} *was = in->pv[{a}];"
+            f" if (sc_loose) {{ was = ({et} *)sc_g[{b}].base; memmove(was, in->pv[{a}], L * sizeof({et})); }}"
+            f" {et} *base = sc_guard_place(&sc_g[{a}], (L + s) * sizeof({et}), 0);"
+            f" memmove(base, was, L * sizeof({et}));"
             f" for (size_t t = L; t < L + s; t++) {{ {_elem_gen(plan.params[a].element, 'base[t]')} }}"
             f" if (mode == 1) {{ in->pv[{a}] = base; in->pv[{b}] = base + s; }} else {{ in->pv[{b}] = base; in->pv[{a}] = base + s; }} }}"
         )

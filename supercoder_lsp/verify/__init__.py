@@ -46,7 +46,9 @@ change to what is checked (screens, harness inputs, ABI checks, comparisons, tim
 #    26: the buffers and the call stack lie at addresses drawn per process and function where a program's
 #    heap, mmap'd blocks and stacks lie (verify/layout.py); one input in four has its buffers loose, touching no
 #    guard page.
-VERIFIER_VERSION = 26
+#    27: in the self-check a loose input lies tight, against the guard after it: an original that reads past a
+#    loose buffer leaves the input out, as a tight one does.
+VERIFIER_VERSION = 27
 
 # What verification does not establish, said next to every claim (the CLI's notes, the JSON report).
 LIMITS = (

@@ -51,7 +51,7 @@ from ..harness.contract import (
 from ..harness.plan import Plan
 from ..harness.recorded import RecordedInputs
 from .harness_c import render_verify
-from .layout import layout_env, loose
+from .layout import layout_env
 from .program_state import render_snapshots
 from .sandbox import RunResult, run_limited
 
@@ -542,7 +542,7 @@ class FunctionHarness:
             r = q._run(exe, EARLY, mode | MODE_STOP_SLOW, BASELINE_SECONDS + 10, {"SC_BUDGET_MS": str(EARLY_MS)})
             if r.run.returncode != 0 or len(r.status) != EARLY:
                 return
-            good = sum(1 for i in range(EARLY) if not r.failed(i) and not loose(i))  # loose: never moves
+            good = sum(1 for i in range(EARLY) if not r.failed(i))
             try:
                 q._adopt(r, sum(1 for i in range(EARLY) if r.failed(i) and not r.status[i] & NOT_RUN))
                 q._self_check(exe, EARLY_MARGIN)
@@ -587,7 +587,7 @@ class FunctionHarness:
         if not (self._ended(a, lo, lo + EARLY) and self._ended(b, lo, lo + EARLY)):
             return None
         unknown = TIMED_OUT | NOT_RUN
-        ran = [i for i in range(EARLY) if not (a.status[i] | b.status[i]) & unknown and not loose(lo + i)]
+        ran = [i for i in range(EARLY) if not (a.status[i] | b.status[i]) & unknown]
         moved = [i for i in ran if a.failed(i) != b.failed(i) or (not a.failed(i) and a.values[i] != b.values[i])]
         good = sum(1 for i in ran if not a.failed(i))
         est_moved = moved_first * first_like + len(moved) * rest
@@ -847,8 +847,8 @@ class FunctionHarness:
         )
         # a private state's data pointers all point into one generated buffer; where the original runs past
         # its end (pending_buf[pending] near the end), the input is left out, as long as most are not
-        # of the inputs that can move: a loose one's buffers touch no guard, the same in both runs (layout.py)
-        good_generated = sum(1 for i in range(first_recorded) if not a.failed(i) and not loose(i))
+        # a loose input moves too: the self-check has its buffers tight, against the guard after them (sc_rt.h)
+        good_generated = sum(1 for i in range(first_recorded) if not a.failed(i))
         if (
             generated
             and not good_recorded

@@ -45,21 +45,3 @@ def layout_env(name: str) -> dict[str, str]:
     island = _draw(name, "island", lo, hi, PAGE)
     stack = _draw(name, "stack", *STACK_RANGE, 16)
     return {"SC_ISLAND": f"{island:x}", "SC_STACK": f"{stack:x}"}
-
-
-_M64 = (1 << 64) - 1
-
-
-def _mix(z: int) -> int:
-    """sc_mix (harness/sc_rt.h)."""
-    z = (z + 0x9E3779B97F4A7C15) & _M64
-    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _M64
-    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _M64
-    return z ^ (z >> 31)
-
-
-def loose(i: int) -> bool:
-    """Whether input `i` has its buffers loose, touching no guard page (sc_loose_for, harness/sc_rt.h):
-    there, a read or write past a buffer does not fault on either side, so such an input says nothing
-    about whether the original stays inside its buffers (the self-check's counts leave it out)."""
-    return _mix(i ^ 0x100535) & 3 == 0

@@ -107,3 +107,32 @@ def test_no_one_outside_the_process_knows_where_the_buffers_will_lie():
         for _ in range(3)
     }
     assert len(seen) == 3
+
+
+def test_an_input_the_original_reads_past_shows_in_the_self_check_wherever_its_buffers_lay(tmp_path):
+    """The self-check runs every input again with its buffers elsewhere, and an input whose result moves
+    (or that crashes in one run only) is left out: the original reads outside its inputs there. A loose
+    input (one in four, its buffers where a malloc'd block lies, with zeroed bytes around them) lies tight
+    in the self-check, so that an original reading past it crashes there. Before, it lay loose in both
+    runs, read the same zeros, and was kept: lz4's LZ4_compress_forceExtDict then crashed while timed."""
+    from support import FIXTURES
+
+    from supercoder_lsp import build
+    from supercoder_lsp.asm.cut import cut_function
+    from supercoder_lsp.harness.plan import make_plan
+    from supercoder_lsp.model import BuildConfig
+    from supercoder_lsp.source import parse_functions
+    from supercoder_lsp.verify.function_check import MODE_FLIP_SIDES, FunctionHarness
+
+    src = FIXTURES / "verify" / "attacks" / "sum_ints_past.c"
+    cut = cut_function(
+        build.compile_to_asm(src, BuildConfig("gcc", ("-O3",), "t", str(src.parent)), tmp_path / "b.s"), "sum_ints_past"
+    )
+    build.assemble(cut.text, tmp_path / "b.o")
+    [fn] = parse_functions(src.read_text())
+    h = FunctionHarness(tmp_path / "h", fn.name, make_plan(fn.signature), n_random=2000, min_timeout=2)
+    exe = h.build_original(tmp_path / "b.o")
+    a, b = (h._run(exe, h.total, mode, 60) for mode in (0, MODE_FLIP_SIDES))
+    assert len(a.status) == len(b.status) == h.total
+    kept = [i for i in range(h.total) if not a.failed(i) and not b.failed(i) and a.values[i] == b.values[i]]
+    assert not kept, f"{len(kept)} of {h.total} inputs read past the buffer alike in both runs: {kept[:10]}"
