@@ -176,6 +176,22 @@ static inline int sc_layout_fixed(void) {
     int p = personality(0xffffffff);
     return p != -1 && (p & ADDR_NO_RANDOMIZE);
 }
+/* The same address-space layout in every run (the original's and each candidate's): the harness runs
+ * itself again once with address randomization off, where the system lets it. A word the call leaves is
+ * compared by what it points to (sc_mapped_word, sc_heap.h), so a random 64-bit field that fell on the
+ * heap or a library in one process and on nothing in the other made a candidate "wrong" on about one
+ * input in 100,000 (zlib's send_tree). Where it cannot (a container that forbids personality()), the
+ * island's fixed address still keeps the buffers and slots in place. The timing driver (sc_timing.h) runs so
+ * too, with the verifier's SC_ISLAND: a candidate cannot tell being timed from being checked by where its
+ * blocks lie. */
+static void __attribute__((unused)) sc_fixed_layout(char **argv) {
+    int p = personality(0xffffffff);
+    if (p == -1 || (p & ADDR_NO_RANDOMIZE) || getenv("SC_LAYOUT_TRIED")) return;
+    if (personality((unsigned long)p | ADDR_NO_RANDOMIZE) == -1) return;
+    setenv("SC_LAYOUT_TRIED", "1", 1);
+    execv("/proc/self/exe", argv); /* on failure: on as it is */
+}
+
 #define SC_FREE_LO ((uintptr_t)0x100000000000ULL) /* to 0x540000000000: below where PIE programs load */
 #define SC_FREE_SPAN ((uintptr_t)0x440000000000ULL)
 static inline int sc_island_ready(void) { /* reserved on first use; 0 where it could not be */

@@ -382,20 +382,6 @@ static uint64_t sc_one(sc_input *in, uint64_t *ret, uint64_t *outputs) {
     return (sc_upper_dirty ? SC_DIRTY_UPPER : 0) | (allocated ? SC_ALLOCATED : 0) | (left ? SC_HEAP_LEFT : 0);
 }
 
-/* The same address-space layout in every run (the original's and each candidate's): the harness runs
- * itself again once with address randomization off, where the system lets it. A word the call leaves is
- * compared by what it points to (sc_mapped_word, sc_heap.h), so a random 64-bit field that fell on the
- * heap or a library in one process and on nothing in the other made a candidate "wrong" on about one
- * input in 100,000 (zlib's send_tree). Where it cannot (a container that forbids personality()), the
- * island's fixed address (sc_rt.h) still keeps the buffers and slots in place. */
-static void sc_fixed_layout(char **argv) {
-    int p = personality(0xffffffff);
-    if (p == -1 || (p & ADDR_NO_RANDOMIZE) || getenv("SC_LAYOUT_TRIED")) return;
-    if (personality((unsigned long)p | ADDR_NO_RANDOMIZE) == -1) return;
-    setenv("SC_LAYOUT_TRIED", "1", 1);
-    execv("/proc/self/exe", argv); /* on failure: on as it is */
-}
-
 int main(int argc, char **argv) {
     sc_fixed_layout(argv);
     sc_install_handlers();

@@ -30,6 +30,7 @@ from ..harness.inputs_c import call_args, owned_sizes, render_inputs, ret_ctype
 from ..harness.plan import Plan
 from ..harness.recorded import RecordedInputs
 from ..model import Timing
+from ..verify.layout import layout_env
 from ..verify.sandbox import run_limited
 from .stats import median_ci, noise_floor
 
@@ -304,7 +305,11 @@ class InterleavedTimer:
                 str(self.s.seed + self._runs),
             ],
             timeout=limit,
-            env={"SC_SKIP": str(self.s.skip_file)} if self.s.skip_file is not None else None,
+            # laid out as the verifier's runs of this function are (its island where they had it)
+            env={
+                **layout_env(self.s.name),
+                **({"SC_SKIP": str(self.s.skip_file)} if self.s.skip_file is not None else {}),
+            },
         )
         if r.timed_out:
             raise TimingError(

@@ -47,7 +47,7 @@ change to what is checked (screens, harness inputs, ABI checks, comparisons, tim
 #    heap, mmap'd blocks and stacks lie (verify/layout.py); one input in four has its buffers loose, touching no
 #    guard page.
 #    27: in the self-check a loose input lies tight, against the guard after it: an original that reads past a
-#    loose buffer leaves the input out, as a tight one does.
+#    loose buffer leaves the input out, as a tight one does; the timing driver lays out memory as the verifier does.
 VERIFIER_VERSION = 27
 
 # What verification does not establish, said next to every claim (the CLI's notes, the JSON report).
@@ -77,6 +77,9 @@ LIMITS = (
     "input in four has buffers that touch no guard page; a candidate that tells the harness from a program "
     "some other way (its return address, how far its buffers lie from its own code) is caught only by the "
     "program's own tests or workload",
+    "the timing driver lays out memory as the verifier does (its island where the verifier drew it), but the "
+    "timed inputs' copies lie in its heap, near its code: a candidate that behaves otherwise where its buffers "
+    "lie near its code is timed on a path the checks did not run (its results are still compared there)",
     "timing repeats 512 inputs: a cache kept on the stack beyond the function's frame, or (where the original "
     "allocates, so the candidate may too) in heap memory it freed, could make it look faster",
 )

@@ -27,6 +27,17 @@ def test_a_function_with_a_malloced_working_buffer_is_verified_and_a_leak_is_wro
     assert one_pass.inputs_checked > 3000 and one_pass.timing is not None, (one_pass.reason, one_pass.detail)
 
 
+def test_a_candidate_is_timed_where_its_memory_lies_as_it_was_checked(tmp_path):
+    """The timing driver lays out memory as the verifier's runs do (address randomization off, the island
+    where the verifier drew it). A candidate that behaves otherwise where its working buffer lies at the
+    timing driver's old fixed island (0x200000000000) passed every check and was timed on another path:
+    here a wrong one ("behaves differently outside the verification harness"); a slower or faster path
+    would have been timed unseen. Now it is timed on the path it was checked on."""
+    res = _run(tmp_path, "scratch", "max_prefix", "scratch_timed_island")
+    [c] = res.candidates
+    assert c.inputs_checked > 3000 and c.timing is not None, (c.reason, c.detail)
+
+
 def test_a_function_whose_result_is_memory_it_allocates_is_compared_by_that_memory(tmp_path):
     res = _run(tmp_path, "keeps", "buf_init", "keeps_same", "keeps_wrong", "keeps_offset", "keeps_leak")
     assert res.status == "done", (res.detail, res.harness)
