@@ -168,22 +168,18 @@ static inline uintptr_t sc_env_address(const char *name) {
     const char *s = getenv(name);
     return s ? (uintptr_t)strtoull(s, 0, 16) & ~(uintptr_t)4095 : 0;
 }
-/* Whether this process's layout is the kernel's fixed one (address randomization off: sc_fixed_layout,
- * sc_verify.h). Where it is not (a container that forbids personality()), a program's heap and mmap'd
+/* Whether this process's layout is the kernel's fixed one (address randomization off: sc_fixed_layout). Where it is not (a container that forbids personality()), a program's heap and mmap'd
  * blocks lie at random and could take the place the verifier drew in one process and not in another:
  * then the island lies where the kernel never puts anything, at the same place in every process. */
 static inline int sc_layout_fixed(void) {
     int p = personality(0xffffffff);
     return p != -1 && (p & ADDR_NO_RANDOMIZE);
 }
-/* The same address-space layout in every run (the original's and each candidate's): the harness runs
- * itself again once with address randomization off, where the system lets it. A word the call leaves is
- * compared by what it points to (sc_mapped_word, sc_heap.h), so a random 64-bit field that fell on the
- * heap or a library in one process and on nothing in the other made a candidate "wrong" on about one
- * input in 100,000 (zlib's send_tree). Where it cannot (a container that forbids personality()), the
- * island's fixed address still keeps the buffers and slots in place. The timing driver (sc_timing.h) runs so
- * too, with the verifier's SC_ISLAND: a candidate cannot tell being timed from being checked by where its
- * blocks lie. */
+/* The same address-space layout in every run (the original's and each candidate's; why: the island's
+ * comment above): the harness runs itself again once with address randomization off, where the system lets
+ * it. Where it cannot (a container that forbids personality()), the island still lies in one place. The
+ * timing driver (sc_timing.h) runs so too, with the verifier's SC_ISLAND: a candidate cannot tell being
+ * timed from being checked by where its blocks lie. */
 static void __attribute__((unused)) sc_fixed_layout(char **argv) {
     int p = personality(0xffffffff);
     if (p == -1 || (p & ADDR_NO_RANDOMIZE) || getenv("SC_LAYOUT_TRIED")) return;

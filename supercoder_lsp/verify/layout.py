@@ -1,4 +1,5 @@
-"""Where a check's harness processes put the function's buffers and the stack it is called on.
+"""Where a check's harness processes (and the timing driver's) put the function's buffers and the stack it
+is called on.
 
 Every process of one function's check (the -O3 original's runs and every candidate's) must lay out its
 memory alike: a word the call leaves is compared by what it points to, and a buffer's address decides
@@ -20,7 +21,6 @@ import secrets
 
 _SALT = secrets.token_bytes(16)  # once per process: no candidate can know where its buffers will lie
 
-GIB = 1 << 30
 PAGE = 4096
 # where the island's buffers start (its 16 GiB, with 64 GiB of PROT_NONE on either side; sc_rt.h). The
 # harness runs with address randomization off (sc_fixed_layout): its executable and heap lie at
