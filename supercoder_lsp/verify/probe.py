@@ -46,6 +46,7 @@ def probe_sizes(
     h: FunctionHarness | None = None
     exe: Path | None = None
     since: dict[int, int] = {}
+    prior: Path | None = None  # the skip list of the last first run in this harness (_smallest_inside)
     for k in probed:
         if h is None or exe is None:
             h = FunctionHarness(
@@ -57,9 +58,11 @@ def probe_sizes(
                 support_objs=support,
                 link_flags=link_flags,
             )
-            exe, since = h.build_original(base_obj), {}
+            exe, since, prior = h.build_original(base_obj), {}, None
         p = out.params[k]
-        hi = _smallest_inside(h, exe, k, p.probe_from, p.max_len, since)
+        hi = _smallest_inside(h, exe, k, p.probe_from, p.max_len, since, prior)
+        if (h.dir / f"probe-skip{k}.bin").exists():
+            prior = h.dir / f"probe-skip{k}.bin"
         if isinstance(hi, str):
             return Plan(
                 False,
@@ -76,11 +79,17 @@ def probe_sizes(
 
 
 def _smallest_inside(
-    h: FunctionHarness, exe: Path, k: int, least: int = 1, most: int = PROBE_MAX, since: dict[int, int] | None = None
+    h: FunctionHarness,
+    exe: Path,
+    k: int,
+    least: int = 1,
+    most: int = PROBE_MAX,
+    since: dict[int, int] | None = None,
+    prior: Path | None = None,
 ) -> int | str:
     """The fewest elements of parameter k, from `least` to `most`, within which the original stays on
     every input (the buffers probed since the harness was built of the lengths `since`), or why there is
-    no such length."""
+    no such length. `prior`: the skip list of an earlier buffer's first run in the same harness."""
     fixed = "".join(f",{j}:{n}" for j, n in (since or {}).items())
 
     # the inputs it fails on with the most elements, alike on both sides, are not run again: they say
@@ -94,8 +103,15 @@ def _smallest_inside(
     # and an input that loops runs out of time after 50 times the slowest one that returned (at least
     # FLOOR_MS), not the whole short limit: lz4's LZ4F_decompress loops on 912 of its 1,329 generated
     # states, and its first run took 109 s (20-120 ms each); then 0.6 s, the rest not run. Where it then
-    # fails on every input, they may all be slower than the floor: again with the whole short limit
+    # fails on every input, they may all be slower than the floor: again with the whole short limit.
+    # A later buffer's first run passes over what an earlier buffer's first run in the same harness
+    # (`prior`) did not reach or failed on: those inputs looped there, and a run that tries them again
+    # cost LZ4F_decompress 0.6 s for each of its four buffers, not 0.02. A length found too small so costs
+    # inputs, never a wrong verdict: candidates get buffers of it between guard pages, and an input the
+    # original then reads past crashes or moves, and is left out
     first = {"SC_PROBE_LEN": f"{k}:{most}{fixed}", "SC_BUDGET_MS": str(PROBE_BUDGET_MS)}
+    if prior is not None:
+        first["SC_SKIP"] = str(prior)
     ok, ran, failed = h.stays_inside(exe, {**first, "SC_INPUT_FLOOR_MS": str(FLOOR_MS)}, skip)
     if failed >= ran:  # every input failed (or none finished, so none was compared: not ok)
         ok, ran, failed = h.stays_inside(exe, first, skip)
