@@ -6,6 +6,7 @@ replayed beside the generated inputs."""
 from __future__ import annotations
 
 import re
+import threading
 from collections.abc import Callable
 from pathlib import Path
 
@@ -111,11 +112,12 @@ def _prepare(
     are narrowed step by step; a BuildError (it does not link) or a RuntimeError (why not, with the
     narrowing tried) is raised."""
     narrowing, tried, steps = "", plan, [0, 1]
-    while True:
-        h = FunctionHarness(
+
+    def harness(p: Plan) -> FunctionHarness:
+        return FunctionHarness(
             fdir / "verify",
             fn.name,
-            tried,
+            p,
             n_random=opts.n_random,
             seed=opts.seed,
             support_objs=support,
@@ -124,6 +126,13 @@ def _prepare(
             link_flags=ctx.library_flags(),
             budget_seconds=opts.baseline_seconds,
         )
+
+    while True:
+        h = harness(tried)
+        # the next narrowing's harness compiled meanwhile, at the lowest priority (FunctionHarness.compile_ahead)
+        ahead = next((n[0] for n in (narrowed(tried, step) for step in steps) if n is not None), None)
+        if ahead is not None:
+            threading.Thread(target=harness(ahead).compile_ahead, daemon=True).start()
         try:
             cov = h.prepare(base_obj, lambda: coverage(h), first_look)  # noqa: B023 (called before h changes)
             return h, support, narrowing, cov

@@ -29,12 +29,19 @@ class BuildError(RuntimeError):
         super().__init__(f"{what}: {self.output[:2000]}")
 
 
-def run_tool(argv: list[str], what: str, cwd: str | None = None, timeout: float = 120) -> None:
+# A build run in the background at the lowest priority: on cores the checks leave idle, not beside them.
+# Each tool runs in a session of its own, which Linux schedules as a group of its own (autogroup): the
+# group's priority is what counts beside the checks' sessions, and nice alone inside it changes nothing
+LOW_PRIORITY = ["sh", "-c", '{ echo 19 > /proc/self/autogroup; } 2>/dev/null; exec nice -n 19 "$@"', "sh"]
+
+
+def run_tool(argv: list[str], what: str, cwd: str | None = None, timeout: float = 120, low: bool = False) -> None:
     """Run a build tool; a crash, a failure or a timeout (the whole process
-    group is killed: no stray cc1 left behind) raises BuildError."""
+    group is killed: no stray cc1 left behind) raises BuildError. `low`: at the lowest priority
+    (LOW_PRIORITY)."""
     tools.require(argv[0])
     p = subprocess.Popen(
-        argv,
+        [*LOW_PRIORITY, *argv] if low else argv,
         cwd=cwd,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,

@@ -20,6 +20,7 @@ import re
 import shutil
 import struct
 import tempfile
+import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -76,6 +77,8 @@ EARLY_RANDOM_MARGIN = 1.5  # ... or, with as many random ones weighted in, this 
 TASTE_MS = 500  # the original's run on a tenth of them tells whether a first look pays (_slow_to_prepare) ...
 SAMPLE = 10_000  # inputs on which a second state of the globals is tried before a whole run (_better_on_sample)
 HARNESS_SYMBOL = "sc_fn"
+_COMPILING: dict[str, threading.Lock] = {}  # FunctionHarness._object: one compile of an object at a time
+_COMPILING_LOCK = threading.Lock()
 MODE_RANDOM_GLOBALS = 1
 MODE_PROGRAM_STATE = 2
 MODE_FLIP_SIDES = 4
@@ -238,16 +241,23 @@ class FunctionHarness:
         return out
 
     # -- building -------------------------------------------------------------
+    def _render(self, blob: Path | None) -> tuple[str, str]:
+        """The harness's C text, and its stamp: the text and the recorded calls' bytes it includes."""
+        snaps = render_snapshots(self.states, self.support[0] if self.support else None)
+        self.n_states = int(snaps.split("\n", 1)[0].split()[-1])
+        text = render_verify(self.plan, self.seed, self.n_random, snaps, self.recorded, blob)
+        # the recorded calls' bytes are in the object too (.incbin), not in the text
+        stamp = text + (f"\n/* {hashlib.sha256(self.recorded.blob).hexdigest()} */\n" if self.recorded else "")
+        return text, stamp
+
     def _build_runtime(self) -> None:
         rt = include_dir()
         src = self.dir / "harness.c"
-        snaps = render_snapshots(self.states, self.support[0] if self.support else None)
-        self.n_states = int(snaps.split("\n", 1)[0].split()[-1])
         blob = None
         if self.recorded:
             blob = self.dir / "recorded.bin"
             blob.write_bytes(self.recorded.blob)
-        text = render_verify(self.plan, self.seed, self.n_random, snaps, self.recorded, blob)
+        text, stamp = self._render(blob)
         src.write_text(text)
         edges = re.search(r"^#define SC_NEDGE (\d+)ULL$", text, re.M)
         assert edges is not None, "render_verify defines SC_NEDGE"
@@ -256,20 +266,51 @@ class FunctionHarness:
         # the same text as the harness last built here (the file's objects tried after the function's alone,
         # then the project's: gz_comp's 1.1 s): its object is kept
         built = self.dir / "harness.o.c"
-        # the recorded calls' bytes are in the object too (.incbin), not in the text
-        stamp = text + (f"\n/* {hashlib.sha256(self.recorded.blob).hexdigest()} */\n" if self.recorded else "")
         if built.is_file() and built.read_text() == stamp and (self.dir / "tramp.o").is_file():
             return
         built.unlink(missing_ok=True)
-        build.run_tool(
-            ["gcc", "-O1", "-g0", "-w", "-I", str(rt), "-c", str(src), "-o", str(self.dir / "harness.o")],
-            "compile harness",
-        )
+        shutil.copyfile(self._object(text, stamp, rt), self.dir / "harness.o")
         build.run_tool(
             ["gcc", "-c", str(_pkg_dir("supercoder_lsp.verify") / "tramp.S"), "-o", str(self.dir / "tramp.o")],
             "assemble trampoline",
         )
         built.write_text(stamp)
+
+    def compile_ahead(self) -> None:
+        """Compile this harness's object at the lowest priority into its folder's objects, which its own build
+        then takes (_object), touching nothing another harness in the folder uses: a narrowed plan's, while
+        the plan before it is tried, on the core that harness's compile leaves idle (harness_setup._prepare:
+        LZ4F_decompress's two narrowings, 0.5 s each). Not where recorded calls are included (their bytes
+        are a file of the folder's). A harness that does not compile says so when it is built."""
+        if self.recorded:
+            return
+        text, stamp = self._render(None)
+        try:
+            self._object(text, stamp, include_dir(), low=True)
+        except build.BuildError:
+            pass
+
+    def _object(self, text: str, stamp: str, rt: Path, low: bool = False) -> Path:
+        """The compiled object of harness text `text` (its stamp: `stamp`), from the folder's objects when
+        compiled there before (compile_ahead), else compiled now; one compile at a time for each."""
+        key = hashlib.sha256(stamp.encode()).hexdigest()[:24]
+        objects = self.dir / "objects"
+        objects.mkdir(exist_ok=True)
+        obj = objects / f"{key}.o"
+        with _COMPILING_LOCK:
+            lock = _COMPILING.setdefault(str(obj), threading.Lock())
+        with lock:
+            if not obj.is_file():
+                src = objects / f"{key}.c"
+                src.write_text(text)
+                tmp = objects / f"{key}.tmp.o"
+                build.run_tool(
+                    ["gcc", "-O1", "-g0", "-w", "-I", str(rt), "-c", str(src), "-o", str(tmp)],
+                    "compile harness",
+                    low=low,
+                )
+                os.replace(tmp, obj)
+        return obj
 
     def link(self, impl_obj: Path, tag: str) -> Path:
         """Link the harness with an object defining the function; raises BuildError."""
