@@ -341,7 +341,7 @@ class Pipeline:
                 where = fdir / "first" / "timing"
                 timer = self._timer(ctx, fn, early.plan, recorded, early.support_objs, where, lazy=True)
                 timer.s.skip_file = early.timing_skip_file()
-                timer.compile_in_background()  # beside the candidate's checks
+                timer.compile_in_background(low=False)  # beside the candidate's checks and the original's runs
             return Judge(
                 ctx, fn, cut.text, features, early, timer, None, fdir / "first", base_obj=base_obj, extern_sizes=refs
             )

@@ -262,8 +262,8 @@ class InterleavedTimer:
                 src, obj = self._driver(fresh)
                 if fresh:
                     self._render(True)
-                # in the background at a low priority (LZ4F_decompress's first candidate's checks took 1.0 s
-                # beside its two drivers, 0.7 alone)
+                # in the background at the lowest priority (LZ4F_decompress's first candidate's checks took
+                # 1.0 s beside its two drivers, 0.7 alone)
                 build.run_tool(
                     ["gcc", "-O2", "-g0", "-w", "-I", str(include_dir()), "-c", str(src), "-o", str(obj)],
                     "compile timing harness",
@@ -271,15 +271,18 @@ class InterleavedTimer:
                 )
                 self._compiled.add(fresh)
 
-    def compile_in_background(self) -> None:
+    def compile_in_background(self, low: bool = True) -> None:
         """Compile the driver now, beside the first candidate's checks, where one will be timed next (trees.c's
         send_tree: 0.4 s of its first result); a driver that does not compile says so when it is needed. Where
         the inputs own private states, the fresh one too, on a thread of its own: such a state is what a call
-        changes (_go_fresh: LZ4F_decompress, 0.7 s of its first result)."""
+        changes (_go_fresh: LZ4F_decompress, 0.7 s of its first result). `low`: at the lowest priority, where
+        nothing else runs by the time it is needed (the checks of the candidate to be timed are over); not
+        the editor's first look, beside which the original's run over the other inputs goes on (lz4.c's
+        first result waited 11 s for a driver that got no core until then)."""
 
         def compile_quietly(fresh: bool) -> None:
             try:
-                self._compile(fresh, background=True)
+                self._compile(fresh, background=low)
             except Exception:  # noqa: BLE001 - time() compiles it again and reports why
                 pass
 
