@@ -341,7 +341,7 @@ class Pipeline:
                 where = fdir / "first" / "timing"
                 timer = self._timer(ctx, fn, early.plan, recorded, early.support_objs, where, lazy=True)
                 timer.s.skip_file = early.timing_skip_file()
-                timer.compile_in_background(low=False)  # beside the candidate's checks and the original's runs
+                timer.compile_in_background()  # beside the candidate's checks
             return Judge(
                 ctx, fn, cut.text, features, early, timer, None, fdir / "first", base_obj=base_obj, extern_sizes=refs
             )
@@ -427,10 +427,9 @@ class Pipeline:
                 harness, support, rec = got  # make_timer times its recorded calls too
                 return self._with_timer(harness, plan, support, None, make_timer, sw)
         with sw("harness"):
-            # compile the timing driver while the verification harness is built and run, on the core its
-            # compiles leave idle: not beside its runs (two narrowed harnesses of LZ4F_decompress)
+            # compile the timing driver while the verification harness is built and run
             with ThreadPoolExecutor(max_workers=1) as pool:
-                early = pool.submit(lambda: make_timer((), lazy=True).compile_now(background=True))
+                early = pool.submit(make_timer, ())
                 harness, support, why = build_harness(ctx, fn, plan, base_obj, fdir, self.opts, rec, first)
                 res.harness = f"{why}; {res.harness}" if res.harness else why  # after the own programs' note
                 try:
@@ -456,7 +455,7 @@ class Pipeline:
             return None, None
         if early_timer is not None and support:
             # compiled early, before the harness knew what it links: the driver links the same (its support
-            # and the project's files, where they were needed), not compiled again (LZ4F_decompress: 0.75 s)
+            # and the project's files, where they were needed), not compiled again beside its first candidate
             early_timer.support = list(support)
             early_timer.s.link_flags = ctx.library_flags()
         return self._with_timer(harness, plan, support, early_timer, make_timer, sw)

@@ -227,12 +227,6 @@ class InterleavedTimer:
         if not lazy:
             self._compile()
 
-    def compile_now(self, background: bool = False) -> InterleavedTimer:
-        """This timer with its driver compiled (a BuildError where it does not compile); `background`: at a
-        low priority, on cores the checks leave idle (_compile)."""
-        self._compile(background=background)
-        return self
-
     def _render(self, fresh: bool) -> None:
         self._driver(fresh)[0].write_text(
             render_timing(self.s.plan, self.s.seed, self.s.recorded, self._blob, fresh=fresh)
@@ -256,14 +250,13 @@ class InterleavedTimer:
         self._reference, self._alike = {}, {}
 
     def _compile(self, fresh: bool | None = None, background: bool = False) -> None:
+        """Compile the driver (fresh or not) once; `background`: at the lowest priority (build.run_tool)."""
         fresh = self.fresh if fresh is None else fresh
         with self._compiling[fresh]:
             if fresh not in self._compiled:
                 src, obj = self._driver(fresh)
                 if fresh:
                     self._render(True)
-                # in the background at the lowest priority (LZ4F_decompress's first candidate's checks took
-                # 1.0 s beside its two drivers, 0.7 alone)
                 build.run_tool(
                     ["gcc", "-O2", "-g0", "-w", "-I", str(include_dir()), "-c", str(src), "-o", str(obj)],
                     "compile timing harness",
@@ -271,18 +264,19 @@ class InterleavedTimer:
                 )
                 self._compiled.add(fresh)
 
-    def compile_in_background(self, low: bool = True) -> None:
+    def compile_in_background(self) -> None:
         """Compile the driver now, beside the first candidate's checks, where one will be timed next (trees.c's
         send_tree: 0.4 s of its first result); a driver that does not compile says so when it is needed. Where
         the inputs own private states, the fresh one too, on a thread of its own: such a state is what a call
-        changes (_go_fresh: LZ4F_decompress, 0.7 s of its first result). `low`: at the lowest priority, where
-        nothing else runs by the time it is needed (the checks of the candidate to be timed are over); not
-        the editor's first look, beside which the original's run over the other inputs goes on (lz4.c's
-        first result waited 11 s for a driver that got no core until then)."""
+        changes (_go_fresh: LZ4F_decompress, 0.7 s of its first result). That one at the lowest priority: it is
+        needed only where a timing goes fresh, and beside the checks it took them from 0.7 to 1.0 s (the first
+        result of LZ4F_decompress, whose first candidate is refused). The first is needed as soon as a
+        candidate passes, and overlaps the checks: at the lowest priority it compiled after them, and
+        send_tree's final result came 1.5 s later."""
 
         def compile_quietly(fresh: bool) -> None:
             try:
-                self._compile(fresh, background=low)
+                self._compile(fresh, background=fresh != self.fresh)
             except Exception:  # noqa: BLE001 - time() compiles it again and reports why
                 pass
 
