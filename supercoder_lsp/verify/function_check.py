@@ -284,10 +284,10 @@ class FunctionHarness:
         are a file of the folder's). A harness that does not compile says so when it is built."""
         if self.recorded:
             return
-        text, stamp = self._render(None)
         try:
+            text, stamp = self._render(None)
             self._object(text, stamp, include_dir(), low=True)
-        except build.BuildError:
+        except Exception:  # noqa: BLE001 - its own build says why; or the job ended and its folder is gone
             pass
 
     def _object(self, text: str, stamp: str, rt: Path, low: bool = False) -> Path:
