@@ -61,8 +61,7 @@ def probe_sizes(
             exe, since, prior = h.build_original(base_obj), {}, None
         p = out.params[k]
         hi = _smallest_inside(h, exe, k, p.probe_from, p.max_len, since, prior)
-        if (h.dir / f"probe-skip{k}.bin").exists():
-            prior = h.dir / f"probe-skip{k}.bin"
+        prior = _skip_list(h, k)  # written by its first run
         if isinstance(hi, str):
             return Plan(
                 False,
@@ -95,7 +94,7 @@ def _smallest_inside(
     # the inputs it fails on with the most elements, alike on both sides, are not run again: they say
     # nothing about the length (the harness it is probed for skips an input the original crashes on, and
     # a candidate's buffers of the probed length lie between guard pages whatever the probe ran)
-    skip = h.dir / f"probe-skip{k}.bin"
+    skip = _skip_list(h, k)
 
     def inside(n: int) -> tuple[bool, int, int]:
         return h.stays_inside(exe, {"SC_PROBE_LEN": f"{k}:{n}{fixed}", "SC_SKIP": str(skip)})
@@ -134,3 +133,8 @@ def _smallest_inside(
         if hi <= least or not inside(hi - 1)[0]:
             return hi
         lo, hi = least, hi - 1
+
+
+def _skip_list(h: FunctionHarness, k: int) -> Path:
+    """Where the first run of parameter k's probe lists the inputs it failed on (FunctionHarness.stays_inside)."""
+    return h.dir / f"probe-skip{k}.bin"
