@@ -36,6 +36,7 @@ log = logging.getLogger(__name__)
 
 DEBOUNCE_SECONDS = 0.15
 LINE_LIMIT = 64 * 1024 * 1024  # one progress line carries a whole function's result (every candidate's assembly)
+CLI = [sys.executable, "-m", "supercoder_lsp.cli"]  # a worker's command, as run in a fresh process
 
 
 def _background(parent: int) -> None:
@@ -80,11 +81,14 @@ class Jobs:
         self.root: Path | None = None
         self._slots = asyncio.Semaphore(1)
         self.tasks: set[asyncio.Task] = set()
+        self._spare: asyncio.subprocess.Process | None = None  # a worker waiting for its command (warm)
+        self._warming = False
 
     def configure(self, settings: Settings, root: Path | None = None) -> None:
         self.settings = settings
         self.root = root  # where a workload command runs (its paths are the project's)
         self._slots = asyncio.Semaphore(settings.parallel_jobs)
+        self.warm()  # for the first job
 
     def results(self, uri: str) -> dict[str, FunctionJob]:
         doc = self.docs.get(uri)
@@ -161,10 +165,65 @@ class Jobs:
                 job.task.cancel()
 
     def command(self, path: Path, name: str) -> list[str]:
+        """The worker's command line: run by the warm worker where one waits (warm), else started."""
         run = dataclasses.replace(self.settings.run, functions=(name,))
-        return [sys.executable, "-m", "supercoder_lsp.cli", "optimize", "--json", "--progress-jsonl", str(path)] + (
-            to_argv(run)
+        return [*CLI, "optimize", "--json", "--progress-jsonl", str(path), *to_argv(run)]
+
+    async def _spawn(self, *argv: str, cwd: str | None = None, warm: bool = False) -> asyncio.subprocess.Process:
+        """A worker process, started as every worker is: its own session, a lower priority, dying with the
+        server, stdout and stderr piped; `warm`: its stdin too, for its command (worker.py)."""
+        return await asyncio.create_subprocess_exec(
+            *argv,
+            stdin=asyncio.subprocess.PIPE if warm else asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+            start_new_session=True,
+            cwd=cwd,
+            preexec_fn=functools.partial(_background, os.getpid()),
+            limit=LINE_LIMIT,
         )
+
+    def warm(self) -> None:
+        """Start a worker that imports what a job needs and waits for its command (worker.py), where none
+        waits yet: the next job takes it and begins at its first stage, 0.3 s sooner (this machine)."""
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # configured outside the server's loop: the first job starts one
+            return
+        if self._spare is not None or self._warming:
+            return
+        self._warming = True
+
+        async def start() -> None:
+            try:
+                self._spare = await self._spawn(sys.executable, "-m", "supercoder_lsp.worker", warm=True)
+            except OSError as e:
+                log.warning("no warm worker: %s", e)
+            finally:
+                self._warming = False
+
+        task = loop.create_task(start())
+        self.tasks.add(task)
+        task.add_done_callback(self.tasks.discard)
+
+    async def _take_spare(self, argv: list[str], cwd: str) -> asyncio.subprocess.Process | None:
+        """The warm worker, given `argv` to run in `cwd`; None where there is none alive."""
+        spare, self._spare = self._spare, None
+        if spare is None or spare.returncode is not None or spare.stdin is None:
+            return None
+        try:
+            spare.stdin.write(json.dumps({"argv": argv, "cwd": cwd}).encode() + b"\n")
+            await spare.stdin.drain()
+            spare.stdin.close()
+        except (BrokenPipeError, ConnectionResetError):
+            return None
+        return spare
+
+    def close(self) -> None:
+        """Let the warm worker go (it exits on the end of its stdin)."""
+        spare, self._spare = self._spare, None
+        if spare is not None and spare.stdin is not None and spare.returncode is None:
+            spare.stdin.close()
 
     async def _run(self, uri: str, doc: DocumentJobs, job: FunctionJob) -> None:
         job.token = f"supercoder-{uuid.uuid4().hex[:12]}"
@@ -213,15 +272,12 @@ class Jobs:
             await self.progress.end(job.token, job.error)
 
     async def _work(self, doc: DocumentJobs, job: FunctionJob) -> tuple[int, bytes, list[str]]:
-        job.proc = await asyncio.create_subprocess_exec(
-            *self.command(doc.path, job.name),
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.PIPE,
-            start_new_session=True,
-            cwd=str(self.root if self.root is not None and self.settings.run.workload else doc.path.parent),
-            preexec_fn=functools.partial(_background, os.getpid()),
-            limit=LINE_LIMIT,
-        )
+        cwd = str(self.root if self.root is not None and self.settings.run.workload else doc.path.parent)
+        cmd = self.command(doc.path, job.name)
+        cli = cmd[: len(CLI)] == CLI
+        job.proc = (await self._take_spare(cmd[len(CLI) :], cwd) if cli else None) or await self._spawn(*cmd, cwd=cwd)
+        if cli:
+            self.warm()  # for the next job
         assert job.proc.stdout is not None and job.proc.stderr is not None and job.token is not None
         stdout_task = asyncio.create_task(job.proc.stdout.read())
         errors: list[str] = []

@@ -17,7 +17,7 @@ from ..model import FunctionResult
 from ..source import parse_functions
 from ..source.replaced import replaced_functions
 from . import present
-from .jobs import Jobs, ProgressSink, text_hash
+from .jobs import DEBOUNCE_SECONDS, Jobs, ProgressSink, text_hash
 from .settings import Settings, resolve
 
 log = logging.getLogger("supercoder_lsp")
@@ -194,8 +194,16 @@ class SupercoderServer(LanguageServer):
             chosen = ranked[: run.top]
         if self._choices.get(uri) != generation:
             return  # a newer save chose again
-        # by the text's name: the results show where the text defines it, a macro's renaming or not
-        self.jobs.schedule(uri, path, [(f.source_name or f.name, text_hash(f.text)) for f, _ in chosen], force=force)
+        # by the text's name: the results show where the text defines it, a macro's renaming or not; a
+        # document's first jobs at once (its choice took a build: a save meanwhile chose again)
+        first = not self.jobs.results(uri)
+        self.jobs.schedule(
+            uri,
+            path,
+            [(f.source_name or f.name, text_hash(f.text)) for f, _ in chosen],
+            force=force,
+            debounce=0.0 if first else DEBOUNCE_SECONDS,
+        )
 
     def assembly_dir(self) -> Path:
         from ..cache import default_dir

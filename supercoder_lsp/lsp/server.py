@@ -45,6 +45,7 @@ def shutdown(ls: SupercoderServer, params: None):
         ls.watcher.stop()
     for uri in list(ls.jobs.docs):
         ls.jobs.cancel_document(uri)
+    ls.jobs.close()
 
 
 @server.feature(types.TEXT_DOCUMENT_HOVER)

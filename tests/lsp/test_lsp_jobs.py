@@ -3,11 +3,16 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
+import json
+import subprocess
 import sys
 from pathlib import Path
 
 from supercoder_lsp.lsp.jobs import Jobs, ProgressSink
+from supercoder_lsp.lsp.settings import Settings
 from supercoder_lsp.model import RUNNING, CandidateResult, FunctionResult
+from supercoder_lsp.options import Options
 from supercoder_lsp.serialize import function_to_json
 
 
@@ -67,3 +72,46 @@ async def test_none_faster_yet_is_shown_while_the_job_runs_and_dropped_when_it_f
     )
     assert shown[0] is not None and shown[0].status == RUNNING  # shown before the job ended
     assert job.result is None and "the compiler crashed" in job.error
+
+
+SHOW = '#include <stdio.h>\nvoid show(int x) { printf("%d\\n", x); }\n'
+
+
+def test_the_warm_worker_runs_the_command_it_is_given_in_its_folder(tmp_path: Path):
+    """The worker that waits with the command line imported runs the job it is sent, where it is sent
+    (a relative path), and one whose stdin ends runs nothing."""
+    (tmp_path / "show.c").write_text(SHOW)
+    job = {"argv": ["optimize", "--json", "--no-cache", "show.c", "-f", "show"], "cwd": str(tmp_path)}
+    worker = [sys.executable, "-m", "supercoder_lsp.worker"]
+    p = subprocess.run(worker, input=json.dumps(job) + "\n", capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stderr
+    [f] = json.loads(p.stdout)["functions"]
+    assert f["name"] == "show" and f["status"] == "unsupported" and "writes output (printf)" in f["detail"]
+    idle = subprocess.run(worker, input="", capture_output=True, text=True, timeout=60)
+    assert idle.returncode == 0 and idle.stdout == ""
+
+
+async def test_a_job_runs_in_the_warm_worker_and_another_waits_for_the_next(tmp_path: Path):
+    """The server's first job starts in the worker it started with its settings, and a new one waits."""
+    shown: list = []
+    jobs = Jobs(lambda uri: shown.append(uri), Recorder())
+    jobs.configure(Settings(run=dataclasses.replace(Options(), use_cache=False)))
+    for _ in range(600):
+        if jobs._spare is not None:
+            break
+        await asyncio.sleep(0.05)
+    spare = jobs._spare
+    assert spare is not None
+    src = tmp_path / "show.c"
+    src.write_text(SHOW)
+    jobs.schedule(src.as_uri(), src, [("show", "h")], debounce=0)
+    await asyncio.sleep(0.05)
+    await asyncio.wait_for(asyncio.gather(*jobs.tasks), 120)
+    job = jobs.results(src.as_uri())["show"]
+    assert job.error is None and job.result is not None and job.result.status == "unsupported"
+    assert "writes output (printf)" in job.result.detail and shown
+    assert job.proc is spare  # the warm one ran it
+    nxt = jobs._spare
+    assert nxt is not None and nxt is not spare and nxt.returncode is None
+    jobs.close()
+    assert await asyncio.wait_for(nxt.wait(), 30) == 0  # let go: it exits having run nothing
