@@ -48,7 +48,7 @@ change to what is checked (screens, harness inputs, ABI checks, comparisons, tim
 #    guard page.
 #    27: in the self-check a loose input lies tight, against the guard after it: an original that reads past a
 #    loose buffer leaves the input out, as a tight one does; the timing driver lays out memory as the verifier does.
-VERIFIER_VERSION = 28
+VERIFIER_VERSION = 29
 
 # What verification does not establish, said next to every claim (the CLI's notes, the JSON report).
 LIMITS = (

@@ -230,6 +230,7 @@ class FunctionHarness:
         self.coverage: Coverage | None = None
         self.budget_seconds = min(budget_seconds, BASELINE_SECONDS)  # the original's time for the generated inputs
         self.not_run = 0  # generated inputs past that budget: not run, not compared
+        self.obj: Path | None = None  # the harness's compiled object (in the folder's objects), once built
         self.link_flags = link_flags  # what the function needs from the rest of the project (libraries)  # verify/coverage.Coverage, once measured (harness_setup.py)
 
     def _globals_visible(self, obj: Path, i: int) -> Path:
@@ -263,18 +264,16 @@ class FunctionHarness:
         assert edges is not None, "render_verify defines SC_NEDGE"
         self.n_edge = int(edges[1])
         self.total = self.n_edge + self.n_random + self.n_recorded  # SC_NINPUTS: every input a run can have
-        # the same text as the harness last built here (the file's objects tried after the function's alone,
-        # then the project's: gz_comp's 1.1 s): its object is kept
-        built = self.dir / "harness.o.c"
-        if built.is_file() and built.read_text() == stamp and (self.dir / "tramp.o").is_file():
-            return
-        built.unlink(missing_ok=True)
-        shutil.copyfile(self._object(text, stamp, rt), self.dir / "harness.o")
-        build.run_tool(
-            ["gcc", "-c", str(_pkg_dir("supercoder_lsp.verify") / "tramp.S"), "-o", str(self.dir / "tramp.o")],
-            "assemble trampoline",
-        )
-        built.write_text(stamp)
+        # the folder's object of this text (compiled once: the file's objects tried after the function's alone,
+        # then the project's, build the same harness again: gz_comp's 1.1 s), linked where this harness is
+        self.obj = self._object(text, stamp, rt)
+        tramp = self.dir / "tramp.o"
+        if not tramp.is_file():  # the same for every harness of the folder
+            tmp = self.dir / f"tramp.{threading.get_ident()}.o"
+            build.run_tool(
+                ["gcc", "-c", str(_pkg_dir("supercoder_lsp.verify") / "tramp.S"), "-o", str(tmp)], "assemble trampoline"
+            )
+            os.replace(tmp, tramp)
 
     def compile_ahead(self) -> None:
         """Compile this harness's object at the lowest priority into its folder's objects, which its own build
@@ -312,19 +311,23 @@ class FunctionHarness:
                 os.replace(tmp, obj)
         return obj
 
+    def _built(self) -> Path:
+        assert self.obj is not None, "the harness is built (_build_runtime) before it links"
+        return self.obj
+
     def link(self, impl_obj: Path, tag: str) -> Path:
         """Link the harness with an object defining the function; raises BuildError."""
         renamed = self.dir / f"{tag}.impl.o"
         rename_symbol(impl_obj, renamed, self.name, HARNESS_SYMBOL)
         exe = self.dir / f"{tag}.harness"
-        build.link([self.dir / "harness.o", self.dir / "tramp.o", renamed, *self.support], exe, extra=self.link_flags)
+        build.link([self._built(), self.dir / "tramp.o", renamed, *self.support], exe, extra=self.link_flags)
         return exe
 
     def link_original(self, obj: Path, tag: str, extra: tuple[str, ...] = ()) -> Path:
         """Link the harness with another build of the original, whose function is already named
         `sc_fn` (verify/coverage.py); raises BuildError."""
         exe = self.dir / f"{tag}.harness"
-        build.link([self.dir / "harness.o", self.dir / "tramp.o", obj], exe, extra=extra)
+        build.link([self._built(), self.dir / "tramp.o", obj], exe, extra=extra)
         return exe
 
     def run_original(self, exe: Path, n: int, mode: int, start: int = 0) -> None:

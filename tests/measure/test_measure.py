@@ -142,6 +142,33 @@ def test_a_function_that_moves_its_stream_past_its_buffer_is_timed_from_each_inp
     _assert_timed(tmp_path, stream, "stream_take", pairs)
 
 
+def test_a_function_whose_original_fails_on_most_random_inputs_is_timed_on_those_it_completes(tmp_path):
+    """zlib's inflate_table fails on 91% of its random inputs. The timing driver draws 2,048 and passed over
+    those the verifier's original failed on, until they ran out: then it took the rest as they came, the
+    original crashed on one while timed, and every candidate was "could not be timed". Now the inputs it
+    completed are timed again instead."""
+    from support import pipeline_on_rewrites
+
+    src = FIXTURES / "verify" / "timing" / "mostly_crash.c"
+    pairs = tmp_path / "mostly_crash_pairs.c"  # its loop two rounds at a time: the same results
+    pairs.write_text(
+        src.read_text().replace(
+            "for (int i = 0; i < 8; i++)\n        h = h * 2654435761u + (h >> 13);",
+            "for (int i = 0; i < 8; i += 2) {\n        h = h * 2654435761u + (h >> 13);\n"
+            "        h = h * 2654435761u + (h >> 13);\n    }",
+        )
+    )
+    assert pairs.read_text() != src.read_text()
+    res = pipeline_on_rewrites(tmp_path, src, "mix16", pairs, proof_budget=0)
+    counts = re.search(r"([\d,]+) generated inputs, ([\d,]+) skipped: the -O3 original crashes", res.harness)
+    assert counts, res.harness
+    n, skipped = (int(c.replace(",", "")) for c in counts.groups())
+    assert skipped > 0.8 * n, res.harness  # more than the 2,048 random inputs timed leave
+    [same] = res.candidates
+    assert same.timing is not None and "could not be timed" not in same.detail, same.detail
+    assert same.reason in (None, "not-faster"), same.detail
+
+
 def _assert_timed(tmp: Path, src: Path, fn: str, rewrite: Path) -> None:
     """The rewrite of `fn` is verified and timed on its generated struct with data pointers."""
     from support import pipeline_on_rewrites
