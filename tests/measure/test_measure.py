@@ -130,15 +130,13 @@ def test_a_function_that_moves_its_stream_past_its_buffer_is_timed_from_each_inp
     every candidate of lz4's LZ4F_decompress and cJSON's print_value). Each call now starts from its input
     as the verifier drew it, and a correct rewrite is timed."""
     stream = FIXTURES / "verify" / "timing" / "stream.c"
-    pairs = tmp_path / "stream_pairs.c"  # its loop two bytes at a time: the same results
-    pairs.write_text(
-        stream.read_text().replace(
-            "for (uint32_t i = 0; i < n; i++) h = mix(h, s->next_in[i]);",
-            "uint32_t i = 0;\n    for (; i + 2 <= n; i += 2) h = mix(mix(h, s->next_in[i]), s->next_in[i + 1]);\n"
-            "    if (i < n) h = mix(h, s->next_in[i]);",
-        )
+    pairs = _rewritten(  # its loop two bytes at a time: the same results
+        tmp_path,
+        stream,
+        "for (uint32_t i = 0; i < n; i++) h = mix(h, s->next_in[i]);",
+        "uint32_t i = 0;\n    for (; i + 2 <= n; i += 2) h = mix(mix(h, s->next_in[i]), s->next_in[i + 1]);\n"
+        "    if (i < n) h = mix(h, s->next_in[i]);",
     )
-    assert pairs.read_text() != stream.read_text()
     _assert_timed(tmp_path, stream, "stream_take", pairs)
 
 
@@ -150,15 +148,13 @@ def test_a_function_whose_original_fails_on_most_random_inputs_is_timed_on_those
     from support import pipeline_on_rewrites
 
     src = FIXTURES / "verify" / "timing" / "mostly_crash.c"
-    pairs = tmp_path / "mostly_crash_pairs.c"  # its loop two rounds at a time: the same results
-    pairs.write_text(
-        src.read_text().replace(
-            "for (int i = 0; i < 8; i++)\n        h = h * 2654435761u + (h >> 13);",
-            "for (int i = 0; i < 8; i += 2) {\n        h = h * 2654435761u + (h >> 13);\n"
-            "        h = h * 2654435761u + (h >> 13);\n    }",
-        )
+    step = "h = h * 2654435761u + (h >> 13);"
+    pairs = _rewritten(  # its loop two rounds at a time: the same results
+        tmp_path,
+        src,
+        f"for (int i = 0; i < 8; i++)\n        {step}",
+        f"for (int i = 0; i < 8; i += 2) {{ {step} {step} }}",
     )
-    assert pairs.read_text() != src.read_text()
     res = pipeline_on_rewrites(tmp_path, src, "mix16", pairs, proof_budget=0)
     counts = re.search(r"([\d,]+) generated inputs, ([\d,]+) skipped: the -O3 original crashes", res.harness)
     assert counts, res.harness
@@ -167,6 +163,14 @@ def test_a_function_whose_original_fails_on_most_random_inputs_is_timed_on_those
     [same] = res.candidates
     assert same.timing is not None and "could not be timed" not in same.detail, same.detail
     assert same.reason in (None, "not-faster"), same.detail
+
+
+def _rewritten(tmp: Path, src: Path, old: str, new: str) -> Path:
+    """A copy of `src` with `old` (which it holds) replaced by `new`."""
+    assert old in src.read_text()
+    out = tmp / f"{src.stem}_pairs.c"
+    out.write_text(src.read_text().replace(old, new))
+    return out
 
 
 def _assert_timed(tmp: Path, src: Path, fn: str, rewrite: Path) -> None:
