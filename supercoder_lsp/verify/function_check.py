@@ -227,11 +227,11 @@ class FunctionHarness:
         self.n_states = 0
         self.recorded = recorded if recorded else None  # the program's own calls, replayed after the generated inputs
         self.n_recorded = len(recorded) if recorded else 0
-        self.coverage: Coverage | None = None
+        self.coverage: Coverage | None = None  # verify/coverage.Coverage, once measured (harness_setup.py)
         self.budget_seconds = min(budget_seconds, BASELINE_SECONDS)  # the original's time for the generated inputs
         self.not_run = 0  # generated inputs past that budget: not run, not compared
         self.obj: Path | None = None  # the harness's compiled object (in the folder's objects), once built
-        self.link_flags = link_flags  # what the function needs from the rest of the project (libraries)  # verify/coverage.Coverage, once measured (harness_setup.py)
+        self.link_flags = link_flags  # what the function needs from the rest of the project (libraries)
 
     def _globals_visible(self, obj: Path, i: int) -> Path:
         """A copy of a support object (the rest of the file) whose writable data the harness
