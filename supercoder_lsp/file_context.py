@@ -17,6 +17,7 @@ from .build.project import ProjectLibrary, project_files, project_library
 from .cache import content_hashes
 from .harness import include_dir
 from .harness.contract import STATIC_ALIAS
+from .hotness import ProfileError, inclusive_shares
 from .model import BuildConfig, CFunction
 from .source import remove_definition
 from .source.references import first_use
@@ -51,7 +52,7 @@ class FileContext:
         self._library_flags: tuple[str, ...] | None = None
         self._project_note: str | None = None  # link_project's
         self._project: ProjectLibrary | None = None  # what link_project built
-        self._program: Path | None = None
+        self._shares: dict[str, float] | None = None
         self._rest: dict[str, Path] = {}
         self._compiled: dict[str, CompiledFunction] | None = None
         self.compiled_problem: str | None = None  # why there are no types from the compiler
@@ -186,14 +187,32 @@ class FileContext:
         """The object whose constructor contains a whole program under test."""
         return program_sandbox_object(self.work)
 
-    def baseline_program(self) -> Path:
-        if self._program is None:
-            exe = self.work / "baseline-program"
-            obj = self.work / "baseline-program.o"
+    def baseline_program(self, contained: bool = False) -> Path:
+        """The file's program as the user builds it (-O3, its functions inlined where the compiler chose);
+        `contained`: with the program sandbox linked in, as every candidate program is, so that both are
+        timed under one policy (without it: for the profiler, which cannot run a seccomp filter)."""
+        exe = self.work / ("baseline-program-contained" if contained else "baseline-program")
+        obj = self.work / "baseline-program.o"
+        if not obj.exists():
             build.compile_object(self.path, self.cfg, obj)
-            build.link([obj], exe, extra=self.cfg.ldflags, compiler=self.cfg.compiler)
-            self._program = exe
-        return self._program
+        if not exe.exists():
+            objs = [obj, self.program_sandbox()] if contained else [obj]
+            build.link(objs, exe, extra=self.cfg.ldflags, compiler=self.cfg.compiler)
+        return exe
+
+    def instruction_share(self, name: str, workload: str | None, bench_input: Path | None) -> float | None:
+        """The share of the program's instructions spent in `name` and what it calls, under callgrind on the
+        workload (once per file); None where it cannot be measured."""
+        if self._shares is None:
+            try:
+                self._shares = inclusive_shares(
+                    str(self.baseline_program()),
+                    workload=workload,
+                    stdin_path=str(bench_input) if bench_input else None,
+                )
+            except (ProfileError, build.BuildError):
+                self._shares = {}
+        return self._shares.get(name)
 
     def rest_object(self, fn: CFunction) -> Path:
         """The file with `fn`'s definition replaced by a declaration, built with

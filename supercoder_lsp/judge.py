@@ -10,6 +10,8 @@ A candidate that passes them all, and is faster beyond the noise of the same run
 from __future__ import annotations
 
 import os
+import signal
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -19,13 +21,14 @@ from .asm.features import instruction_features, missing_cpu_flags, required_cpu_
 from .asm.objscreen import ObjectFacts, object_facts, screen_object
 from .asm.screen import screen
 from .file_context import FileContext
-from .measure.hyperfine import command_for, time_programs
+from .measure.hyperfine import Expected, RunsFailed, command_for, time_programs
 from .measure.interleaved import InterleavedTimer, TimingError, TimingMismatch
 from .model import ACCEPTED, REJECTED, Candidate, CandidateResult, CFunction, Reason, Timing
 from .results import deciding_timing
 from .stopwatch import Stopwatch
 from .verify.function_check import FunctionHarness
 from .verify.program import first_difference, run_tests
+from .verify.program_policy import describe_status, forbidden_call, program_env, refusal, workload_files
 from .verify.proof import describe_counterexample, domain_bits, exhaustive, symbolic, symbolic_applies
 from .verify.sandbox import RunResult, run_limited
 from .verify.thunk import CHECKING_ALLOCATOR, checked_objects
@@ -66,11 +69,14 @@ class Judge:
     # why the harness's inputs cannot verify the function (they run too few of its lines): then nothing is claimed
     coverage_caveat: str | None = None
     proof_budget: float = 0.0  # seconds for an exhaustive proof of a scalar function (0: none)
+    # the function's share (0-1) of the program's instructions on the timed input, with what it calls; asked
+    # only of a significant whole-program speedup (Amdahl's bound); None where it cannot be measured
+    program_share: Callable[[], float | None] | None = None
     seen: dict[str, str] = field(default_factory=dict)  # normalized assembly -> label, for duplicates
     _reference_program: Path | None = None
     _base_norm: str = ""  # the original's normalized text and object facts, made once for all candidates
     _base_facts: ObjectFacts | None = None
-    _ref_status: dict[str, int] | None = None
+    _ref_status: dict[bool, dict[str, int]] = field(default_factory=dict)  # plain? -> test -> status
     _ref_timed: RunResult | None = None
     _untried: dict[str, str] = field(default_factory=dict)  # label -> why it was not proven
     _objects: dict[str, Path] = field(default_factory=dict)  # label -> the accepted candidate's object
@@ -239,6 +245,13 @@ class Judge:
                 r.tests_passed = pc.passed
                 if not pc.ok:
                     raise Rejected(pc.reason or "wrong-output", pc.detail)
+                # and once as the plain program, nothing between its callers and it, code where the loader
+                # puts it: a candidate that tells the checking thunk from a real caller is seen here
+                plain = run_tests(cand_exe, ctx.tests, expected_status=self._reference_status(plain=True))
+                if not plain.ok:
+                    raise Rejected(
+                        plain.reason or "wrong-output", f"{plain.detail} (the plain program, no checks between)"
+                    )
         return cand_exe
 
     def _covered(self, r: CandidateResult) -> None:
@@ -320,38 +333,52 @@ class Judge:
                 raise Rejected("not-faster", f"could not be timed: {e}") from e
 
     def _time_program(self, cand_exe: Path | None, r: CandidateResult, sw: Stopwatch) -> None:
+        """hyperfine on the bench input or workload: the file's -O3 program and the candidate's, under one
+        containment; every timed run must end as the -O3 program's run did (status and output)."""
         if cand_exe is None or not (self.bench_input or self.workload):
             return
         with sw("verify"):
             differs = self._differs_on_timed_input(cand_exe)
         if differs:
-            raise Rejected("wrong-output", differs)
-        outs = self.fdir / f"timed-{cand_exe.name}"
-        outs.mkdir(exist_ok=True)
-        failed: RuntimeError | None = None
+            raise Rejected(*differs)
+        ref = self._ref_timed
+        assert ref is not None
         with sw("measure"):
             try:
                 r.program_timing = time_programs(
-                    self.ctx.baseline_program(),
+                    self.ctx.baseline_program(contained=True),
                     cand_exe,
                     bench_input=self.bench_input,
                     workload=self.workload,
                     workdir=self.fdir,
                     min_speedup=self.min_speedup,
-                    stdout_dir=outs,
+                    expected=Expected(ref.returncode, ref.stdout),
+                    env=program_env(self.workload, Path.cwd()),
                 )
+            except RunsFailed as e:
+                if e.side == "candidate":
+                    why = {"sandbox": "unsafe", "crash": "crash"}.get(e.kind, "wrong-output")
+                    raise Rejected(why, f"while timed on {self._what_timed()}: {e}") from e
+                raise Rejected("not-faster", f"could not be timed: {e}") from e
             except RuntimeError as e:  # this candidate's timing failed: the others go on
-                failed = e
-        timed = outs / "candidate.out"  # what the timed runs wrote: first, a run that skipped the work
-        if timed.exists() and self._ref_timed is not None and timed.read_bytes() != self._ref_timed.stdout:
-            r.program_timing = None
+                raise Rejected("not-faster", f"could not be timed: {e}") from e
+
+    def _within_amdahl(self, pt: Timing) -> None:
+        """A whole-program speedup the function's own share of the run cannot give is a measurement error.
+        The share is of instructions (callgrind), not of time: a function may take up to twice its share of
+        the time (cache misses, slow instructions) before the bound holds it."""
+        share = self.program_share() if self.program_share is not None else None
+        if share is None:
+            return
+        bound = amdahl_bound(share)
+        if pt.ci[0] > bound:
             raise Rejected(
-                "wrong-output",
-                "a timed run (output to a file) differs from the -O3 program on the bench input: "
-                + first_difference(self._ref_timed.stdout, timed.read_bytes()),
+                "not-faster",
+                f"measurement error, not a claim: {pt.detail}, but {self.fn.name} and what it calls ran "
+                f"{share:.1%} of the program's instructions on {self._what_timed()} (callgrind), so even at "
+                f"twice that share of the time making it free gives at most {bound:.2f}x; the timed runs do "
+                "not measure the same work",
             )
-        if failed is not None:
-            raise Rejected("not-faster", f"could not be timed: {failed}") from failed
 
     def _decide(self, r: CandidateResult) -> None:
         """Faster beyond the noise of its own run, and not slower as a whole program."""
@@ -371,41 +398,65 @@ class Judge:
             raise Rejected("not-faster", decides.detail)
         if t is not None and pt is not None and pt.ci[1] < 1 / max(self.min_speedup, pt.noise[1] if pt.noise else 1):
             raise Rejected("not-faster", f"faster alone ({t.detail}) but the whole program is slower: {pt.detail}")
+        if pt is not None and pt.significant:
+            self._within_amdahl(pt)
         r.status = ACCEPTED
         r.detail = decides.detail + (f"; {self._untried[r.label]}" if r.label in self._untried else "")
 
     # -- references: the same program with the -O3 original ---------------------------
-    def _reference_status(self) -> dict[str, int]:
-        """The -O3 program's exit status on each program test."""
-        if self._ref_status is None:
-            self._ref_status = {
-                name: run_limited(
-                    [str(self._reference())], timeout=10, stdin_path=str(inp), env=CHECKING_ALLOCATOR
-                ).returncode
+    def _reference_status(self, plain: bool = False) -> dict[str, int]:
+        """The -O3 program's exit status on each program test (with the checking allocator, or `plain`)."""
+        if plain not in self._ref_status:
+            env = None if plain else CHECKING_ALLOCATOR
+            self._ref_status[plain] = {
+                name: run_limited([str(self._reference())], timeout=10, stdin_path=str(inp), env=env).returncode
                 for name, inp, _ in self.ctx.tests or []
             }
-        return self._ref_status
+        return self._ref_status[plain]
 
-    def _timed_run(self, exe: Path):
+    def _timed_run(self, exe: Path, explain: bool = False) -> RunResult:
+        """One run on the bench input or workload, contained as the timed runs are; `explain` (the -O3
+        program only): a forbidden system call names itself."""
+        env = program_env(self.workload, Path.cwd(), explain=explain)
         if self.workload:
             return run_limited(
-                ["/bin/sh", "-c", command_for(exe, None, self.workload)], timeout=300, binary=True, cwd=os.getcwd()
+                ["/bin/sh", "-c", command_for(exe, None, self.workload)],
+                timeout=300,
+                binary=True,
+                cwd=os.getcwd(),
+                env=env,
             )
-        return run_limited([str(exe)], timeout=300, stdin_path=str(self.bench_input), binary=True)
+        return run_limited([str(exe)], timeout=300, stdin_path=str(self.bench_input), binary=True, env=env)
 
-    def _differs_on_timed_input(self, cand_exe: Path) -> str | None:
+    def _what_timed(self) -> str:
+        return "the workload" if self.workload else f"the bench input {Path(self.bench_input or '').name}"
+
+    def _differs_on_timed_input(self, cand_exe: Path) -> tuple[str, str] | None:
         """Whole-program timing runs the candidate on the bench input or workload: its output there
-        must be the -O3 program's, byte for byte, with the same exit status."""
+        must be the -O3 program's, byte for byte, with the same exit status; and the -O3 program must
+        finish there under the same containment, or nothing can be timed. (reason, detail) where not."""
+        what = self._what_timed()
         if self._ref_timed is None:
-            self._ref_timed = self._timed_run(self._reference())
-        want, got = self._ref_timed, self._timed_run(cand_exe)
-        what = "the workload" if self.workload else f"the bench input {Path(self.bench_input or '').name}"
-        if got.timed_out and not want.timed_out:
-            return f"no result on {what} within 300s"
+            self._ref_timed = self._timed_run(self._reference(), explain=True)
+        want = self._ref_timed
+        if _died(want):
+            files = workload_files(self.workload, Path.cwd())
+            if _sandboxed(want):
+                return "not-faster", f"could not be timed: {refusal(want.stderr, files)}"
+            how = "no result within 300s" if want.timed_out else f"exit status {describe_status(want.returncode)}"
+            return "not-faster", f"could not be timed: the -O3 program itself fails on {what} ({how})"
+        got = self._timed_run(cand_exe)
+        if _sandboxed(got):
+            return "unsafe", f"made a forbidden system call on {what}; the seccomp filter stopped it"
+        if got.timed_out:
+            return "timeout", f"no result on {what} within 300s"
         if got.stdout != want.stdout:
-            return f"differs from the -O3 program on {what}: {first_difference(want.stdout, got.stdout)}"
+            return (
+                "wrong-output",
+                f"differs from the -O3 program on {what}: {first_difference(want.stdout, got.stdout)}",
+            )
         if got.returncode != want.returncode:
-            return f"exit status {got.returncode} on {what}, the -O3 program's is {want.returncode}"
+            return "wrong-output", f"exit status {got.returncode} on {what}, the -O3 program's is {want.returncode}"
         return None
 
     def _reference(self) -> Path:
@@ -425,6 +476,23 @@ class Judge:
             )
             self._reference_program = exe
         return self._reference_program
+
+
+def _died(r: RunResult) -> bool:
+    """Killed (by the sandbox, a signal or the time limit): no output of it is the program's. A workload
+    runs under a shell, which reports a program's death by signal N as status 128+N."""
+    return r.timed_out or r.returncode < 0 or r.returncode > 128 or forbidden_call(r.stderr) is not None
+
+
+def _sandboxed(r: RunResult) -> bool:
+    return r.killed_by_seccomp or r.returncode == 128 + signal.SIGSYS or forbidden_call(r.stderr) is not None
+
+
+def amdahl_bound(share: float) -> float:
+    """The largest whole-program speedup a function with this share of the instructions can give, allowing
+    it twice that share of the time (inf where that is all of it)."""
+    s = min(1.0, 2 * share)
+    return float("inf") if s >= 1.0 else 1.0 / (1.0 - s)
 
 
 def _rejected(cand: Candidate) -> CandidateResult:

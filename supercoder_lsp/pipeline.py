@@ -8,6 +8,7 @@ candidate is recorded with its reason and the others go on.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import hashlib
 import logging
 import shutil
@@ -293,6 +294,7 @@ class Pipeline:
             timing_caveat=_timing_caveat(harness.plan if harness is not None else plan, timer),
             coverage_caveat=_coverage_caveat(harness, self.opts.min_coverage),
             proof_budget=self.opts.proof_budget,
+            program_share=functools.partial(ctx.instruction_share, fn.name, self.opts.workload, self.opts.bench_input),
         )
         if harness is not None and harness.coverage is not None:
             res.coverage = coverage_json(harness)

@@ -41,6 +41,12 @@ zmm), avx512dq (kmovb and friends, vpmullq, qword<->fp conversions,
 vfpclass/vrange/vreduce, 64x2/32x8 inserts/extracts, vpmov?2m/vpmovm2?),
 avx512cd (vpconflict, vplzcnt), avx512_vpopcntdq, avx512_bitalg, avx512vbmi.
 
+The bytes decide, not the text: a prefix can turn one instruction into another
+(`rep bsr` is LZCNT on CPUs that have it and BSR on others; `rep bsf` is
+TZCNT), and `.byte` can spell any instruction. So the text is also assembled
+and its executable bytes decoded (capstone, which reads F3 0F BD as lzcnt), and
+what both readings use is what the code uses and needs.
+
 The running CPU comes from /proc/cpuinfo (cached); SUPERCODER_CPU_FLAGS
 (space-separated flag names) overrides it, e.g. to simulate a CPU without bmi2.
 """
@@ -50,6 +56,13 @@ from __future__ import annotations
 import functools
 import os
 import re
+import subprocess
+import tempfile
+from pathlib import Path
+
+import capstone
+from elftools.elf.constants import SH_FLAGS
+from elftools.elf.elffile import ELFFile
 
 from .parse import parse
 
@@ -176,6 +189,38 @@ def _instructions(asm_text: str):
         yield op, args
 
 
+@functools.lru_cache(maxsize=512)
+def _decoded(asm_text: str) -> tuple[tuple[str, str], ...]:
+    """(mnemonic, operands) of every instruction the CPU would read in the text's executable sections:
+    the text assembled, its bytes decoded in AT&T syntax. Empty where it does not assemble (its
+    verdict comes from the assembler)."""
+    with tempfile.TemporaryDirectory(prefix="sc-features-") as d:
+        obj = Path(d) / "code.o"
+        p = subprocess.run(
+            ["as", "--64", "-o", str(obj), "-"], input=asm_text + "\n", capture_output=True, text=True, timeout=60
+        )
+        if p.returncode != 0 or not obj.is_file():
+            return ()
+        md = capstone.Cs(capstone.CS_ARCH_X86, capstone.CS_MODE_64)
+        md.syntax = capstone.CS_OPT_SYNTAX_ATT
+        md.skipdata = True
+        out = []
+        with open(obj, "rb") as fh:
+            for sec in ELFFile(fh).iter_sections():
+                if sec["sh_type"] == "SHT_PROGBITS" and sec["sh_flags"] & SH_FLAGS.SHF_EXECINSTR:
+                    for insn in md.disasm(sec.data(), 0):
+                        words = insn.mnemonic.lower().split()
+                        while len(words) > 1 and words[0] in _PREFIXES:
+                            words.pop(0)
+                        out.append((words[0] if words else "", insn.op_str.lower()))
+        return tuple(out)
+
+
+def _as_run(asm_text: str):
+    """Every instruction as the CPU reads it (decoded from its bytes); as written where it does not assemble."""
+    return _decoded(asm_text) or tuple(_instructions(asm_text))
+
+
 def _base(op: str) -> str | None:
     """The table family of a mnemonic, trying once more without an AT&T size suffix."""
     if op in _BY_MNEMONIC:
@@ -247,7 +292,7 @@ def _source(args: str) -> str:
 def instruction_features(asm_text: str) -> set[str]:
     """Notable instruction families used (see the module table)."""
     out: set[str] = set()
-    for op, args in _instructions(asm_text):
+    for op, args in _as_run(asm_text):
         out |= _classify(op, args)[0]
     return out
 
@@ -255,7 +300,7 @@ def instruction_features(asm_text: str) -> set[str]:
 def required_cpu_flags(asm_text: str) -> set[str]:
     """The /proc/cpuinfo flags the code needs (baseline x86-64 needs none)."""
     out: set[str] = set()
-    for op, args in _instructions(asm_text):
+    for op, args in _as_run(asm_text):
         out |= _classify(op, args)[1]
     return out
 

@@ -157,6 +157,7 @@ static int sc_flip_sides __attribute__((unused)); /* every buffer against its ot
  * turned off: sc_fixed_layout), the old fixed place. */
 #define SC_ISLAND_AT ((uintptr_t)0x200000000000ULL)
 static unsigned char *sc_island_next, *sc_island_end;
+static uintptr_t sc_island_lo, sc_island_hi; /* the island as reserved (sc_ro_protect's bounds) */
 static inline unsigned char *sc_reserve_at(uintptr_t at, size_t bytes) { /* NULL where taken */
     if (!at) return NULL;
     void *m = mmap((void *)at, bytes, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED_NOREPLACE, -1, 0);
@@ -202,6 +203,7 @@ static inline int sc_island_ready(void) { /* reserved on first use; 0 where it c
         }
         sc_island_next = sc_island_end = (unsigned char *)1; /* tried */
         if (m) { sc_island_next = m + SC_SEA; sc_island_end = sc_island_next + SC_ISLAND; }
+        if (m) { sc_island_lo = (uintptr_t)sc_island_next; sc_island_hi = (uintptr_t)sc_island_end; }
     }
     return sc_island_next != (unsigned char *)1;
 }
@@ -218,6 +220,23 @@ static inline unsigned char *sc_island_take(size_t bytes, int top) {
     return p;
 }
 static inline unsigned char *sc_island_pages(size_t bytes) { return sc_island_take(bytes, 0); }
+/* Buffers behind const pointers are read-only while a call runs (on a sample of inputs: inputs_c.py's
+ * sc_ro_begin): a candidate that writes into its const input and puts the bytes back crashes, as it would
+ * on data in .rodata, instead of passing. Each region is a guard region of its own (whole pages); every
+ * path out of the call (its return, a crash, a timeout) makes them writable again (sc_ro_end). */
+#define SC_RO_MAX 8
+static unsigned char *sc_ro_at[SC_RO_MAX];
+static size_t sc_ro_len[SC_RO_MAX];
+static unsigned sc_ro_n;
+static inline void sc_ro_protect(unsigned char *p, size_t n) {
+    if (sc_ro_n < SC_RO_MAX && (uintptr_t)p >= sc_island_lo && (uintptr_t)p + n <= sc_island_hi && !mprotect(p, n, PROT_READ)) {
+        sc_ro_at[sc_ro_n] = p;
+        sc_ro_len[sc_ro_n++] = n;
+    }
+}
+static inline void sc_ro_end(void) {
+    while (sc_ro_n) { sc_ro_n--; mprotect(sc_ro_at[sc_ro_n], sc_ro_len[sc_ro_n], PROT_READ | PROT_WRITE); }
+}
 /* The stack the checking trampoline (verify/tramp.S) calls the function on, its top; sc_verify.h sets it */
 extern unsigned char *sc_stack_top;
 #define SC_CALL_STACK ((size_t)8 << 20)

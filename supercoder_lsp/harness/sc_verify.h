@@ -361,6 +361,7 @@ static uint64_t sc_one(sc_input *in, uint64_t *ret, uint64_t *outputs) {
     sc_io_begin(sc_cur);
     sc_in_call = 1;
     if ((sig = sigsetjmp(sc_jmp, 0)) != 0) {
+        sc_ro_end(); /* its const buffers writable again (a write into one is this crash) */
         __asm__ volatile("fninit\n\tcld" ::: "memory");
         uint32_t mx = 0x1f80; __asm__ volatile("ldmxcsr %0" :: "m"(mx));
         sc_io_on = 0;
@@ -404,6 +405,7 @@ int main(int argc, char **argv) {
         sc_start_watchdog();
         sc_heap_reserve();
         sc_read_maps();
+        sc_sandbox_protect_range(sc_island_lo, sc_island_hi);
         sc_sandbox_enter(SC_STRICT, -1);
         uint64_t ret, outputs, st = sc_one(in, &ret, &outputs);
         fflush(stdout);
@@ -431,6 +433,7 @@ int main(int argc, char **argv) {
     sc_read_maps();
     sc_start_ticks();
     sc_start_watchdog();
+    sc_sandbox_protect_range(sc_island_lo, sc_island_hi);
     if (!(sc_mode & 8)) sc_sandbox_enter(SC_STRICT, sc_record_fd); /* bit 8: the user's own -O3 code, for coverage */
     /* SC_BUDGET_MS (the baseline's first run): generated inputs not reached by then are not run (SC_NOT_RUN)
      * and the run goes on with the program's recorded calls: a slow original is checked on fewer inputs,

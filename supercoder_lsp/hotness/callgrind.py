@@ -71,12 +71,14 @@ _RECURSION = re.compile(r"'\d+$")
 _CLONE = re.compile(r"^(.+?)(?:\.(?:cold|part|isra|constprop|lto_priv|localalias|clone|specialize)(?:\.\d+)?)+$")
 
 
-def parse_callgrind_file(path: str) -> tuple[dict[tuple[str, str], int], int | None]:
+def parse_callgrind_file(path: str, inclusive: bool = False) -> tuple[dict[tuple[str, str], int], int | None]:
     """Exclusive Ir per (object, raw function name) in one callgrind output file.
 
     Returns (costs, total) where total is the file's `summary:`/`totals:` Ir
     (None if absent).  Costs on the line after `calls=` are inclusive costs of
-    the call and are not counted for the caller.
+    the call and are not counted for the caller, unless `inclusive`: then each
+    function's cost is its own and its calls' (a recursive one's counts its
+    recursion again: an upper bound).
     """
     tables: dict[str, dict[str, str]] = {"ob": {}, "fl": {}, "fn": {}}
     costs: dict[tuple[str, str], int] = {}
@@ -102,7 +104,8 @@ def parse_callgrind_file(path: str) -> tuple[dict[tuple[str, str], int], int | N
             if line[0].isdigit() or line[0] in "+-*":
                 if skip_next_cost:
                     skip_next_cost = False
-                    continue
+                    if not inclusive:
+                        continue
                 values = line.split()[npos:]
                 if ir_index < len(values):
                     costs[(ob, fn)] = costs.get((ob, fn), 0) + int(values[ir_index] or 0)
@@ -232,6 +235,52 @@ def callgrind_profile(
             for key, ir in parse_callgrind_file(path)[0].items():
                 costs[key] = costs.get(key, 0) + ir
     return merge_costs(costs, exe, all_objects)
+
+
+def inclusive_shares(exe: str, *, stdin_path: str | None = None, workload: str | None = None) -> dict[str, float]:
+    """Each function's share (0-1) of all the instructions the program ran (the loader's and libraries'
+    included), with what it calls: the most that making it free could save (Amdahl's bound)."""
+    if workload is not None and "{exe}" not in workload:
+        raise ValueError(f"workload must contain the placeholder {{exe}} where the program goes: {workload!r}")
+    valgrind = shutil.which("valgrind")
+    if valgrind is None:
+        raise ValgrindNotFound(f"valgrind is needed to measure a function's share but was not found; {INSTALL_HINT}")
+    exe = _resolve_exe(exe, None)
+    with tempfile.TemporaryDirectory(prefix="supercoder-callgrind-") as tmp:
+        argv = [valgrind, "--tool=callgrind", "--quiet", f"--callgrind-out-file={os.path.join(tmp, 'cg.%p')}", exe]
+        cmd: list[str] | str = workload.replace("{exe}", shlex.join(argv)) if workload is not None else argv
+        rc = _run(cmd, exe, stdin_path, None, tmp, 300)
+        if rc != 0:
+            raise ProgramFailed(
+                f"{os.path.basename(exe)} exited {rc} under callgrind", rc, _tail(os.path.join(tmp, "stderr"))
+            )
+        costs: dict[tuple[str, str], int] = {}
+        total = 0
+        for path in sorted(glob.glob(os.path.join(tmp, "cg.*"))):
+            got, t = parse_callgrind_file(path, inclusive=True)
+            total += t or 0
+            for key, ir in got.items():
+                costs[key] = costs.get(key, 0) + ir
+    if total <= 0:
+        raise ProfileError("callgrind counted no instructions")
+    shares = {name: 0.0 for name in _functions(exe)}  # out of line and never run: none of the time
+    shares.update({name: min(1.0, ir / total) for name, ir in merge_costs(costs, exe).items()})
+    return shares
+
+
+def _functions(exe: str) -> list[str]:
+    """The source names of the functions the program defines out of line."""
+    from elftools.elf.elffile import ELFFile
+
+    with open(exe, "rb") as fh:
+        symtab = ELFFile(fh).get_section_by_name(".symtab")
+        if symtab is None:
+            return []
+        return [
+            source_name(sym.name)
+            for sym in symtab.iter_symbols()
+            if sym["st_info"]["type"] == "STT_FUNC" and sym["st_shndx"] != "SHN_UNDEF" and sym.name
+        ]
 
 
 def _run(cmd: list[str] | str, exe: str, stdin_path: str | None, cwd, tmp: str, timeout: float) -> int:

@@ -4,6 +4,12 @@ The baseline runs twice (before and after the candidate, in one hyperfine
 invocation) so that the same run measures its own A/A noise. Runs take input
 from --bench-input (a shell redirection: hyperfine 1.15 has no --input) or a
 --workload command in which {exe} stands for the program.
+
+A run that did not finish is not a time: hyperfine keeps timing programs that
+exit non-zero (-i), so every timed run's exit status must be the expected one,
+and every run's output is compared with the expected output as it ends (a
+file per command, `cmp` after each run; a differing one is kept): otherwise no
+ratio is taken (`RunsFailed`).
 """
 
 from __future__ import annotations
@@ -15,13 +21,35 @@ import resource
 import shlex
 import signal
 import subprocess
+from dataclasses import dataclass
 from pathlib import Path
 
 from .. import tools
 from ..model import Timing
 from ..tools import die_with_parent
+from ..verify.program import first_difference
+from ..verify.program_policy import describe_status
 from ..verify.sandbox import FILE_SIZE
 from .stats import noise_floor, ratio_of_medians_ci
+
+NAMES = ("baseline", "candidate", "baseline-again")
+
+
+@dataclass(frozen=True)
+class Expected:
+    """What every timed run must end with: the -O3 program's exit status and its stdout on the same command."""
+
+    status: int
+    stdout: bytes
+
+
+class RunsFailed(RuntimeError):
+    """Timed runs that did not end as expected: `side` is "baseline" or "candidate"; `kind` is "sandbox"
+    (killed by the program sandbox), "crash" (another signal), "status" or "output"."""
+
+    def __init__(self, side: str, kind: str, message: str):
+        super().__init__(message)
+        self.side, self.kind = side, kind
 
 
 def command_for(exe: Path, bench_input: Path | None, workload: str | None) -> str:
@@ -41,23 +69,29 @@ def time_programs(
     bench_input: Path | None = None,
     workload: str | None = None,
     workdir: Path,
+    expected: Expected | None = None,
+    env: dict[str, str] | None = None,
     warmup: int = 2,
     min_runs: int = 10,
     min_speedup: float = 1.02,
     timeout: float = 900,
-    stdout_dir: Path | None = None,
 ) -> Timing:
-    """`stdout_dir` (with `bench_input`): every timed run writes its output to `baseline.out` or
-    `candidate.out` there instead of /dev/null, for the caller to compare: a program that notices
-    it is being timed cannot skip the work unseen."""
+    """Both programs timed side by side; `env` adds to both programs' environment (the same containment).
+    With `expected`, every run's status and stdout must be it; without, every run's status must be the
+    first baseline run's. Raises RunsFailed where a run did not end so (no ratio is taken from it)."""
     hf = tools.require("hyperfine", "whole-program timing")
-    base_cmd = command_for(base_exe, bench_input, workload)
-    cand_cmd = command_for(cand_exe, bench_input, workload)
-    if stdout_dir is not None and bench_input and not workload:
-        base_cmd += f" > {shlex.quote(str(stdout_dir / 'baseline.out'))}"
-        cand_cmd += f" > {shlex.quote(str(stdout_dir / 'candidate.out'))}"
-    out = (workdir / f"hyperfine-{cand_exe.name}.json").resolve()
-    # -i: a program's exit status is its own business here (it is compared with the original's before timing)
+    workdir = workdir.resolve()
+    tag = cand_exe.name
+    want = workdir / f"expected-{tag}.out"
+    if expected is not None:
+        want.write_bytes(expected.stdout)
+    cmds = []
+    for name, exe in zip(NAMES, (base_exe, cand_exe, base_exe)):
+        cmds.append(_checked(command_for(exe, bench_input, workload), name, workdir, tag, want if expected else None))
+    out = workdir / f"hyperfine-{tag}.json"
+    for name in NAMES:
+        _bad(workdir, tag, name).unlink(missing_ok=True)
+    # -i: every run's exit status is checked here instead (a program killed by the sandbox exits fast)
     argv = [
         hf,
         "--style",
@@ -69,18 +103,58 @@ def time_programs(
         str(min_runs),
         "--export-json",
         str(out),
-        "-n",
-        "baseline",
-        base_cmd,
-        "-n",
-        "candidate",
-        cand_cmd,
-        "-n",
-        "baseline-again",
-        base_cmd,
     ]
-    _run(argv, Path.cwd(), timeout)  # where the user ran it: relative --bench-input and --workload paths hold
-    return _timing(json.loads(out.read_text())["results"], min_speedup)
+    for name, cmd in zip(NAMES, cmds):
+        argv += ["-n", name, cmd]
+    _run(argv, Path.cwd(), timeout, env)  # where the user ran it: relative --bench-input and --workload paths hold
+    res = json.loads(out.read_text())["results"]
+    _check_runs(res, expected, workdir, tag)
+    return _timing(res, min_speedup)
+
+
+def _bad(workdir: Path, tag: str, name: str) -> Path:
+    return workdir / f"differs-{tag}-{name}.out"
+
+
+def _checked(cmd: str, name: str, workdir: Path, tag: str, want: Path | None) -> str:
+    """The command with its stdout to a file, compared after the run with `want` (a differing output is
+    copied aside), the command's own exit status kept."""
+    got = shlex.quote(str(workdir / f"timed-{tag}-{name}.out"))
+    check = ""
+    if want is not None:
+        check = f"cmp -s {got} {shlex.quote(str(want))} || cp {got} {shlex.quote(str(_bad(workdir, tag, name)))}; "
+    return f"( {cmd} ) > {got}; s=$?; {check}exit $s"
+
+
+def _check_runs(res: list[dict], expected: Expected | None, workdir: Path, tag: str) -> None:
+    """Every timed run ended with the expected status and output, the baseline's first (they decide
+    whether anything can be timed), then the candidate's."""
+    status = expected.status if expected is not None else _first_status(res)
+    for name, r in sorted(zip(NAMES, res), key=lambda nr: nr[0] == "candidate"):
+        side = "candidate" if name == "candidate" else "baseline"
+        who = "the candidate program" if side == "candidate" else "the -O3 program"
+        codes = [-1 if c is None else int(c) for c in (r.get("exit_codes") or [])]
+        wrong = [c for c in codes if c != status]
+        if wrong:
+            worst = max(set(wrong), key=wrong.count)
+            kind = "sandbox" if worst == 128 + signal.SIGSYS else "crash" if 128 < worst < 128 + 65 else "status"
+            raise RunsFailed(
+                side,
+                kind,
+                f"{len(wrong):,} of {who}'s {len(codes):,} timed runs exited {describe_status(worst)}, not "
+                f"{describe_status(status)} as the -O3 program does on the same command: no time is taken from "
+                "runs that did not finish",
+            )
+        bad = _bad(workdir, tag, name)
+        if bad.exists():
+            got = bad.read_bytes()
+            how = first_difference(expected.stdout, got) if expected is not None else "another output"
+            raise RunsFailed(side, "output", f"a timed run of {who} differs from the -O3 program: {how}")
+
+
+def _first_status(res: list[dict]) -> int:
+    codes = res[0].get("exit_codes") or [0]
+    return int(codes[0])
 
 
 def _file_limits(parent: int) -> None:
@@ -90,7 +164,7 @@ def _file_limits(parent: int) -> None:
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
 
 
-def _run(argv: list[str], cwd: Path, timeout: float) -> None:
+def _run(argv: list[str], cwd: Path, timeout: float, env: dict[str, str] | None = None) -> None:
     # Candidate programs contain themselves (a seccomp constructor); hyperfine and
     # everything it starts run in their own session, killed whole on timeout.
     p = subprocess.Popen(
@@ -102,6 +176,7 @@ def _run(argv: list[str], cwd: Path, timeout: float) -> None:
         start_new_session=True,
         close_fds=True,
         preexec_fn=functools.partial(_file_limits, os.getpid()),
+        env={**os.environ, **(env or {})},
     )
     try:
         _, err = p.communicate(timeout=timeout)

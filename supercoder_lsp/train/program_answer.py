@@ -34,7 +34,7 @@ from ..asm.features import missing_cpu_flags, required_cpu_flags
 from ..asm.objscreen import object_facts, screen_object
 from ..asm.screen import screen
 from ..file_context import program_sandbox_object
-from ..measure.hyperfine import time_programs
+from ..measure.hyperfine import RunsFailed, time_programs
 from ..verify.program import first_difference
 from ..verify.sandbox import run_limited
 
@@ -268,6 +268,13 @@ class ProgramVerifier:
                 t = time_programs(
                     base, exe, workload="; ".join(steps), workdir=self.work, min_speedup=1.0, timeout=TIME_LIMIT
                 )
+        except RunsFailed as e:  # a timed run that did not end as the baseline's did: no time is taken from it
+            if e.side == "candidate":
+                why = {"sandbox": "unsafe", "crash": "crash"}.get(e.kind, "wrong-output")
+                out.correct, out.reason, out.detail = False, why, f"while timed: {e}"
+            else:
+                out.correct, out.reason, out.detail = False, "timeout", f"could not be timed: {e}"
+            return
         except RuntimeError as e:
             out.correct, out.reason, out.detail = False, "timeout", f"could not be timed: {e}"
             return

@@ -15,12 +15,17 @@ Two designs:
 Every check verification runs is run (sandbox, screens, load-time code, outputs of the timed runs);
 each answer is bounded in time; outcomes are cached by (answer, problem, verifier version, machine),
 so the same answer is never re-timed into a different reward.
+
+A reward never takes a trainer down: a row it cannot judge (no tests, a ground truth that does not
+build, a failure while checking) scores 0 with the reason logged; only a misconfiguration of the
+reward itself (an unknown design, a q that is not a number) raises.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import os
 import shutil
 import tempfile
@@ -34,6 +39,7 @@ from .function_answer import NotPlaced, as_program
 from .program_answer import Outcome, ProgramVerifier, answer_digest, no_answer
 
 DESIGNS = ("speedup", "graded")
+log = logging.getLogger(__name__)
 
 
 def score(outcome: Outcome, design: str = "speedup", q: float = 1.0) -> float:
@@ -89,20 +95,32 @@ def _tests(extra_info: dict) -> list[tuple[bytes, bytes]]:
 
 def compute_score(data_source, solution_str: str, ground_truth: str, extra_info: dict | None = None, **kwargs) -> float:
     """verl's custom reward. kwargs (verl's `reward_kwargs`): design ("speedup" or "graded"), q.
-    Where `extra_info.function` names a function, the answer is that function's assembly."""
-    info = extra_info or {}
+    Where `extra_info.function` names a function, the answer is that function's assembly. A row that
+    cannot be judged scores 0 (the reason logged as a warning); a bad design or q raises."""
+    design = kwargs.get("design", os.environ.get("SUPERCODER_REWARD", "speedup"))
+    if design not in DESIGNS:
+        raise ValueError(f"reward design '{design}' is unknown; use one of {', '.join(DESIGNS)}")
+    q = float(kwargs.get("q", 1.0))
+    try:
+        return score(_outcome(solution_str, ground_truth, extra_info or {}), design, q)
+    except Exception as e:  # a row, not the reward: the trainer goes on
+        log.warning("reward 0 for a row of %s that cannot be judged: %s: %s", data_source, type(e).__name__, e)
+        return 0.0
+
+
+def _outcome(solution_str: str, ground_truth: str, info: dict) -> Outcome:
     tests = _tests(info)
     if not tests:
-        raise ValueError("extra_info must hold the problem's `inputs` and `outputs` (lists of strings)")
+        raise ValueError("extra_info holds no `inputs` and `outputs` (lists of strings): nothing to check against")
+    if not (ground_truth or "").strip():
+        raise ValueError("the row's ground truth (the -O3 program's assembly) is empty: no baseline to time against")
     answer = extract_assembly(solution_str or "")
     if answer is not None and info.get("function"):  # a function-level row: the program it will live in
         try:
-            out = outcome_for(as_program(info["c_code"], info["function"], answer), ground_truth, tests)
+            return outcome_for(as_program(info["c_code"], info["function"], answer), ground_truth, tests)
         except NotPlaced as e:
-            out = Outcome(False, False, 0, len(tests), "unusable", str(e))
-    else:
-        out = outcome_for(answer, ground_truth, tests)
-    return score(out, kwargs.get("design", os.environ.get("SUPERCODER_REWARD", "speedup")), float(kwargs.get("q", 1.0)))
+            return Outcome(False, False, 0, len(tests), "unusable", str(e))
+    return outcome_for(answer, ground_truth, tests)
 
 
 def trl_reward(completions, reward_model=None, extra_info=None, data_source=None, **kwargs) -> list[float]:

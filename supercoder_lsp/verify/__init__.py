@@ -48,7 +48,12 @@ change to what is checked (screens, harness inputs, ABI checks, comparisons, tim
 #    guard page.
 #    27: in the self-check a loose input lies tight, against the guard after it: an original that reads past a
 #    loose buffer leaves the input out, as a tight one does; the timing driver lays out memory as the verifier does.
-VERIFIER_VERSION = 29
+#    30: whole-program timing: the -O3 program contained as the candidate's (a workload's named files readable),
+#    every timed run's exit status and output checked, a speedup beyond the function's share refused; CPU
+#    features from the decoded bytes (`rep bsr` is LZCNT); timing: each input once a pass, the stack below
+#    the loop fenced below the original's deepest page and zeroed between passes, registers cleared; const
+#    buffers read-only during the call (one input in four); program tests also run as the plain program.
+VERIFIER_VERSION = 30
 
 # What verification does not establish, said next to every claim (the CLI's notes, the JSON report).
 LIMITS = (
@@ -74,12 +79,26 @@ LIMITS = (
     "a recorded pointer argument is replayed inside another argument's copy where the program passed it into "
     "that argument's memory; into a region its struct's pointers reach, it gets a buffer of its own",
     "the buffers and the call stack lie where a program's would, at addresses no candidate can know, and one "
-    "input in four has buffers that touch no guard page; a candidate that tells the harness from a program "
-    "some other way (its return address, how far its buffers lie from its own code) is caught only by the "
-    "program's own tests or workload",
+    "input in four has buffers that touch no guard page; but the function harness and the timing driver call "
+    "the candidate from a place it could recognise (a trampoline's indirect call, the driver's loop), with "
+    "its code at a fixed address: a candidate that reads its return address or where its own code lies can "
+    "be right there and wrong in a real program; the program tests and workload run once as the plain "
+    "program (code where the loader puts it, nothing between), which sees it only on the calls they make",
+    "buffers behind const pointers are read-only during the call on one input in four; after a call only a "
+    "buffer's own elements are compared: a store past a buffer's end that writes back the bytes it read is "
+    "seen only where the end lies against a guard page",
+    "generated arrays hold at most 4,096 elements: a candidate wrong only on longer ones (16-bit lane sums "
+    "that overflow later) is caught only by the program's recorded calls",
+    "whole-program timing runs the -O3 program and the candidate's under one sandbox, where a workload may read "
+    "the files it names and open nothing else; only runs that end with the -O3 program's exit status and output "
+    "count; a program speedup beyond what the function's share of the instructions allows (callgrind, taking "
+    "twice that share of the time) is refused as a measurement error, so a function that mostly waits could be "
+    "refused a real win",
     "the timing driver lays out memory as the verifier does (its island where the verifier drew it), but the "
     "timed inputs' copies lie in its heap, near its code: a candidate that behaves otherwise where its buffers "
     "lie near its code is timed on a path the checks did not run (its results are still compared there)",
-    "timing repeats 512 inputs: a cache kept on the stack beyond the function's frame, or (where the original "
-    "allocates, so the candidate may too) in heap memory it freed, could make it look faster",
+    "timing repeats its inputs pass after pass, each input once a pass; between passes the stack below the "
+    "loop is zeroed down to a fence 16 KiB below the original's deepest page (a copy that goes deeper crashes "
+    "and is not timed) and the registers are cleared; state kept in heap memory it freed (where the original "
+    "allocates, so the candidate may too), or in identical inputs a program repeats, could still pay off",
 )

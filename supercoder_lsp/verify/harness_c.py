@@ -138,6 +138,26 @@ def _padded_call(plan: Plan) -> tuple[list[str], list[str]]:
     return types, vals
 
 
+def _read_only(plan: Plan) -> str:
+    """sc_ro_begin: on one input in four, each buffer behind a const pointer read-only for the call, where its
+    guard region holds no other parameter's buffer (sc_rt.h's sc_ro_protect says why)."""
+    bufs = [k for k, p in enumerate(plan.params) if p.role in ("array", "cstring")]
+    const = [k for k in bufs if plan.params[k].ctype.startswith("const")]
+
+    def within(j: int, k: int) -> str:
+        q = f"(const unsigned char *)in->pv[{j}]"
+        return f"({q} >= sc_g[{k}].base && {q} < sc_g[{k}].base + sc_g[{k}].cap)"
+
+    lines = ["static void sc_ro_begin(const sc_input *in) {"]
+    if const:
+        lines.append("    if (sc_mix(sc_cur ^ 0xc0517ULL) & 3) return;")
+    for k in const:
+        shared = " || ".join(within(j, k) for j in bufs if j != k) or "0"
+        lines.append(f"    if ({within(k, k)} && !({shared})) sc_ro_protect(sc_g[{k}].base, sc_g[{k}].cap);")
+    lines.append("}")
+    return "\n".join(lines)
+
+
 def render_verify(
     plan: Plan,
     seed: int,
@@ -197,9 +217,12 @@ static uint64_t sc_upper_junk(uint64_t k);
 extern void sc_tramp(void);
 #define SC_WRITES_BUFFERS {int(writes)}
 #define SC_NSTACK {stack_words(plan.params)}
+{_read_only(plan)}
 static uint64_t sc_call(sc_input *in) {{
     sc_rng jr = {{ sc_mix(sc_cur ^ 0x77aa55ULL) }};
+    sc_ro_begin(in);
     {"" if plan.ret is None else ret + " ret = "}{call};
+    sc_ro_end();
     return {_ret_bits(plan)};
 }}
 static uint64_t sc_hash_outputs(sc_input *in) {{

@@ -468,7 +468,12 @@ def test_compiled_features(code, flags, families, cpu, cc, tmp_path: Path):
         pytest.param("popcnt rax, rdi", {"popcnt"}, {"popcnt"}, id="intel-popcnt"),
         pytest.param("andnl %esi, %edi, %eax\nblsrq %rdi, %rax", {"bmi1"}, {"bmi1"}, id="bmi1"),
         pytest.param("pdep %rsi, %rdi, %rax\nmulxq %rsi, %rax, %rdx", {"bmi2"}, {"bmi2"}, id="bmi2-ops"),
-        pytest.param("rep bsfq %rdi, %rax\nbsrl %edi, %eax", {"bsf", "bsr"}, set(), id="bsf-bsr"),
+        pytest.param("bsfq %rdi, %rax\nbsrl %edi, %eax", {"bsf", "bsr"}, set(), id="bsf-bsr"),
+        # the bytes decide: F3 0F BC/BD is TZCNT/LZCNT where the CPU has it (BSF/BSR elsewhere)
+        pytest.param("rep bsfq %rdi, %rax", {"tzcnt"}, {"bmi1"}, id="rep-bsf-is-tzcnt"),
+        pytest.param("repz bsrq %rdi, %rax", {"lzcnt"}, {"abm"}, id="rep-bsr-is-lzcnt"),
+        pytest.param(".byte 0xf3, 0x48, 0x0f, 0xb8, 0xc7", {"popcnt"}, {"popcnt"}, id="popcnt-as-bytes"),
+        pytest.param("rep\nbsrq %rdi, %rax", {"lzcnt"}, {"abm"}, id="prefix-on-its-own-line"),
         pytest.param("movbel (%rdi), %eax", {"movbe"}, {"movbe"}, id="movbe"),
         pytest.param("crc32b %dil, %eax\npcmpgtq %xmm1, %xmm0", {"sse4.2"}, {"sse4_2"}, id="sse4.2"),
         pytest.param("pmulld %xmm1, %xmm0\nptest %xmm0, %xmm0", {"sse4.1"}, {"sse4_1"}, id="sse4.1"),

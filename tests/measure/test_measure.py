@@ -182,3 +182,24 @@ def _assert_timed(tmp: Path, src: Path, fn: str, rewrite: Path) -> None:
     [same] = res.candidates
     assert same.timing is not None and "could not be timed" not in same.detail, same.detail
     assert same.reason in (None, "not-faster"), same.detail
+
+
+def test_state_kept_between_calls_does_not_pay_off(tmp_path):
+    """Two memoizing candidates, right on every input and no faster on one they have not seen: a cache
+    kept below the stack pointer, beyond the call's frame, answers repeated inputs. The timed loop used to
+    repeat its 512 inputs pass after pass (2.2x and 1.6x "faster"). Now the stack past the original's
+    deepest page is fenced off (the far cache crashes and is not timed) and what lies above it is zeroed
+    between passes (the near cache never answers)."""
+    from supercoder_lsp.measure.interleaved import TimingError
+
+    src = FIX / "timing" / "mix.c"
+    base = cut_function(
+        build.compile_to_asm(src, BuildConfig("gcc", ("-O3",), "t", str(src.parent)), tmp_path / "b.s"), "mix_rounds"
+    ).text
+    timer = InterleavedTimer(
+        TimingSetup(tmp_path, "mix_rounds", make_plan(parse_functions(src.read_text())[0].signature))
+    )
+    with pytest.raises(TimingError, match="signal 11"):
+        timer.time(base, (FIX / "timing" / "mix_memo.s").read_text(), "far")
+    near = timer.time(base, (FIX / "timing" / "mix_memo_near.s").read_text(), "near")
+    assert not near.significant and near.speedup < 1.3, near.detail

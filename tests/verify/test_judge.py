@@ -76,3 +76,17 @@ def test_a_significant_speedup_on_untypical_inputs_decides_nothing_alone(tmp_pat
     )
     judge._decide(r)
     assert r.status == "accepted" and r.timing is None and r.program_timing.speedup == 1.3
+
+
+def test_a_candidate_that_knows_where_it_is_checked_fails_the_plain_program():
+    """Right where its code lies at the PIE base of a process with randomization off (the function harness,
+    the timing driver) or behind the checking thunk's bytes, 3x + 1 elsewhere: it passed every check and
+    was only not faster. The program tests also run once as the plain program, code where the loader
+    puts it and nothing between its callers and it."""
+    ctx = FIX / "context"
+    data = run_json(
+        str(ctx / "triple.c"), "-f", "triple", "--candidates", str(ctx / "cands"), "--tests", str(ctx / "tests"),
+        "--inputs", "5000",
+    )  # fmt: skip
+    [c] = data["functions"][0]["candidates"]
+    assert c["reason"] == "wrong-output" and "plain program" in c["detail"], c

@@ -275,3 +275,10 @@ def test_a_candidate_right_only_where_it_can_tell_the_harness_is_rejected(tmp_pa
     looks like a program's: it must be run, and compared, where it looks like a program's."""
     h, chk = verdict(tmp_path, "sum_ints.c", wrong, "sum_ints")
     assert (chk.ok, chk.reason) == (False, "wrong-output"), chk.detail
+
+
+def test_a_candidate_that_writes_into_its_const_input_and_puts_it_back_crashes(tmp_path):
+    """Every byte it changes it restores before it returns, so the compared bytes never differ; but a const
+    buffer is read-only while the call runs (on one input in four), as data in .rodata would be."""
+    h, chk = verdict(tmp_path, "sum_ints.c", "sum_ints_writes_const.c", "sum_ints")
+    assert (chk.ok, chk.reason) == (False, "crash"), chk.detail
