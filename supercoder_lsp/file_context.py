@@ -5,6 +5,7 @@ function's definition removed, the sandbox constructor)."""
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 from collections.abc import Callable
@@ -196,7 +197,7 @@ class FileContext:
         if not obj.exists():
             build.compile_object(self.path, self.cfg, obj)
         if not exe.exists():
-            objs = [obj, self.program_sandbox()] if contained else [obj]
+            objs: list[str | os.PathLike] = [obj, self.program_sandbox()] if contained else [obj]
             build.link(objs, exe, extra=self.cfg.ldflags, compiler=self.cfg.compiler)
         return exe
 

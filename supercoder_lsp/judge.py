@@ -247,7 +247,9 @@ class Judge:
                     raise Rejected(pc.reason or "wrong-output", pc.detail)
                 # and once as the plain program, nothing between its callers and it, code where the loader
                 # puts it: a candidate that tells the checking thunk from a real caller is seen here
-                plain = run_tests(cand_exe, ctx.tests, expected_status=self._reference_status(plain=True))
+                plain = run_tests(
+                    cand_exe, ctx.tests, expected_status=self._reference_status(plain=True), as_program=ctx.path.stem
+                )
                 if not plain.ok:
                     raise Rejected(
                         plain.reason or "wrong-output", f"{plain.detail} (the plain program, no checks between)"
@@ -408,8 +410,11 @@ class Judge:
         """The -O3 program's exit status on each program test (with the checking allocator, or `plain`)."""
         if plain not in self._ref_status:
             env = None if plain else CHECKING_ALLOCATOR
+            as_program = self.ctx.path.stem if plain else None
             self._ref_status[plain] = {
-                name: run_limited([str(self._reference())], timeout=10, stdin_path=str(inp), env=env).returncode
+                name: run_limited(
+                    [str(self._reference())], timeout=10, stdin_path=str(inp), env=env, as_program=as_program
+                ).returncode
                 for name, inp, _ in self.ctx.tests or []
             }
         return self._ref_status[plain]

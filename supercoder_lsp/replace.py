@@ -54,6 +54,19 @@ ISA_MACROS = {
     "avx512vl": "__AVX512VL__",
     "avx512dq": "__AVX512DQ__",
     "adx": "__ADX__",
+    "aes": "__AES__",
+    "pclmulqdq": "__PCLMUL__",
+    "sha_ni": "__SHA__",
+    "f16c": "__F16C__",
+    "gfni": "__GFNI__",
+    "vaes": "__VAES__",
+    "vpclmulqdq": "__VPCLMULQDQ__",
+    "tbm": "__TBM__",
+    "sse4a": "__SSE4A__",
+    "avx512cd": "__AVX512CD__",
+    "avx512_vpopcntdq": "__AVX512VPOPCNTDQ__",
+    "avx512_bitalg": "__AVX512BITALG__",
+    "avx512vbmi": "__AVX512VBMI__",
 }
 _DROP = re.compile(r"^\s*\.(file|ident|section\s+\.note\.GNU-stack)\b")
 
@@ -63,7 +76,8 @@ class ReplaceError(ValueError):
 
 
 def guard(asm: str) -> str:
-    macros = sorted(ISA_MACROS[f] for f in required_cpu_flags(asm) if f in ISA_MACROS)
+    # a feature with no compiler macro here never passes the guard: the C runs instead (fails closed)
+    macros = sorted(ISA_MACROS.get(f, f"__SUPERCODER_NO_MACRO_FOR_{f.upper()}__") for f in required_cpu_flags(asm))
     return " && ".join([PLATFORM_GUARD, *(f"defined({m})" for m in macros)])
 
 

@@ -109,6 +109,7 @@ _TABLE: dict[str, tuple[str | None, frozenset[str]]] = {
     "aes": ("aes", _words("aesenc aesenclast aesdec aesdeclast aesimc aeskeygenassist")),
     "pclmul": ("pclmulqdq", _words("pclmulqdq pclmullqlqdq pclmulhqlqdq pclmullqhqdq pclmulhqhqdq")),
     "sha": ("sha_ni", _words("sha1rnds4 sha1nexte sha1msg1 sha1msg2 sha256rnds2 sha256msg1 sha256msg2")),
+    "gfni": ("gfni", _words("gf2p8affineqb gf2p8affineinvqb gf2p8mulb")),
     "rdrand": ("rdrand", _words("rdrand")),
     "rdseed": ("rdseed", _words("rdseed")),
 }
@@ -151,7 +152,7 @@ _RE_ZMM = re.compile(r"(?<![\w])%?zmm\d+")
 _RE_YMM = re.compile(r"(?<![\w])%?ymm(\d+)")
 _RE_XMM = re.compile(r"(?<![\w])%?xmm(\d+)")
 _RE_MASK = re.compile(r"%k[0-7]\b|\{%?k[1-7]\}")
-_RE_EVEX_DECOR = re.compile(r"\{1to\d+\}|\{z\}|\{(rn|rd|ru|rz)-sae\}|\{sae\}")
+_RE_EVEX_DECOR = re.compile(r"\{1to\d+\}|\{z\}|\{(rn|rd|ru|rz)-sae\}|\{sae\}|\{evex\}")
 
 _BW_ZMM = re.compile(
     r"^vp(add|sub|cmp|min|max|avg|abs|shuf|mul|madd|sll|srl|sra|unpck|pack|broadcast|movzx"
@@ -212,8 +213,22 @@ def _decoded(asm_text: str) -> tuple[tuple[str, str], ...]:
                         words = insn.mnemonic.lower().split()
                         while len(words) > 1 and words[0] in _PREFIXES:
                             words.pop(0)
-                        out.append((words[0] if words else "", insn.op_str.lower()))
+                        args = insn.op_str.lower()
+                        if _evex(bytes(insn.bytes)):  # on xmm0-15 too ({evex} vpaddq): AVX-512's encoding
+                            args += " {evex}"
+                        out.append((words[0] if words else "", args))
         return tuple(out)
+
+
+_LEGACY_PREFIXES = frozenset(b"\x66\x67\xf0\xf2\xf3\x2e\x36\x3e\x26\x64\x65")
+
+
+def _evex(code: bytes) -> bool:
+    """Whether an instruction is EVEX-encoded: 0x62 after its legacy prefixes (in 64-bit mode always EVEX)."""
+    i = 0
+    while i < len(code) and code[i] in _LEGACY_PREFIXES:
+        i += 1
+    return i < len(code) and code[i] == 0x62
 
 
 def _as_run(asm_text: str):
@@ -254,7 +269,11 @@ def _classify(op: str, args: str) -> tuple[set[str], set[str]]:
         if _DQ.match(op):
             flags.add("avx512dq")
         flags |= {flag for rx, flag in _SUBSETS if rx.match(op)}
-        return {"avx512"}, flags
+        fams = {"avx512"}
+        if _base(op[1:]) == "gfni":
+            fams.add("gfni")
+            flags.add("gfni")
+        return fams, flags
     if op.startswith("v"):
         if _FMA.match(op):
             return {"fma"}, {"fma"}
@@ -262,6 +281,9 @@ def _classify(op: str, args: str) -> tuple[set[str], set[str]]:
             return {"f16c"}, {"f16c"}
         fams, flags = {"avx"}, {"avx"}
         legacy = _base(op[1:])
+        if legacy == "gfni":
+            fams.add("gfni")
+            flags.add("gfni")
         if legacy in ("aes", "pclmul"):  # VEX forms; on ymm/zmm they are VAES/VPCLMULQDQ
             fams.add(legacy)
             flags.add(str(_TABLE[legacy][0]) if not ymm else ("vaes" if legacy == "aes" else "vpclmulqdq"))

@@ -212,6 +212,8 @@ static inline __attribute__((always_inline)) void sc_scrub(void) {
         __asm__ volatile(".irp r,0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15\n\tpxor %%xmm\\r, %%xmm\\r\n\t.endr"
                          ::: "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9",
                          "xmm10", "xmm11", "xmm12", "xmm13", "xmm14", "xmm15", "memory");
+    /* the x87/MMX registers zeroed (fninit alone only marks them empty: MMX moves still read them) */
+    __asm__ volatile(".irp r,0,1,2,3,4,5,6,7\n\tpxor %%mm\\r, %%mm\\r\n\t.endr\n\temms" ::: "memory");
     __asm__ volatile("fninit\n\tldmxcsr %0\n\txor %%eax, %%eax\n\txor %%ecx, %%ecx\n\txor %%edx, %%edx\n\t"
                      "xor %%esi, %%esi\n\txor %%edi, %%edi\n\txor %%r8d, %%r8d\n\txor %%r9d, %%r9d\n\t"
                      "xor %%r10d, %%r10d\n\txor %%r11d, %%r11d"

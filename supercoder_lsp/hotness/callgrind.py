@@ -203,64 +203,16 @@ def callgrind_profile(
     up in `cwd` first.  Raises ValgrindNotFound, ProfileTimeout, ProgramFailed
     (non-zero exit) or ProfileError (anything else).
     """
-    if workload is not None and "{exe}" not in workload:
-        raise ValueError(f"workload must contain the placeholder {{exe}} where the program goes: {workload!r}")
-    valgrind = shutil.which("valgrind")
-    if valgrind is None:
-        raise ValgrindNotFound(f"valgrind is needed to measure hotness but was not found on PATH; {INSTALL_HINT}")
     exe = _resolve_exe(exe, cwd)
-    with tempfile.TemporaryDirectory(prefix="supercoder-callgrind-") as tmp:
-        argv = [
-            valgrind,
-            "--tool=callgrind",
-            "--quiet",
-            f"--callgrind-out-file={os.path.join(tmp, 'callgrind.out.%p')}",
-            exe,
-        ]
-        if workload is not None:
-            cmd: list[str] | str = workload.replace("{exe}", shlex.join(argv))
-        else:
-            cmd = argv
-        err_path = os.path.join(tmp, "stderr")
-        rc = _run(cmd, exe, stdin_path, cwd, tmp, timeout)
-        stderr = _tail(err_path)
-        if rc != 0:
-            how = f"was killed by signal {-rc}" if rc < 0 else f"exited with status {rc}"
-            raise ProgramFailed(f"{os.path.basename(exe)} {how} under callgrind:\n{stderr}", rc, stderr)
-        files = sorted(glob.glob(os.path.join(tmp, "callgrind.out.*")))
-        if not files:
-            raise ProfileError(f"callgrind wrote no profile (did the workload run {{exe}}?):\n{stderr}")
-        costs: dict[tuple[str, str], int] = {}
-        for path in files:
-            for key, ir in parse_callgrind_file(path)[0].items():
-                costs[key] = costs.get(key, 0) + ir
+    costs, _ = _profiled(exe, stdin_path, workload, cwd, timeout, inclusive=False)
     return merge_costs(costs, exe, all_objects)
 
 
 def inclusive_shares(exe: str, *, stdin_path: str | None = None, workload: str | None = None) -> dict[str, float]:
     """Each function's share (0-1) of all the instructions the program ran (the loader's and libraries'
     included), with what it calls: the most that making it free could save (Amdahl's bound)."""
-    if workload is not None and "{exe}" not in workload:
-        raise ValueError(f"workload must contain the placeholder {{exe}} where the program goes: {workload!r}")
-    valgrind = shutil.which("valgrind")
-    if valgrind is None:
-        raise ValgrindNotFound(f"valgrind is needed to measure a function's share but was not found; {INSTALL_HINT}")
     exe = _resolve_exe(exe, None)
-    with tempfile.TemporaryDirectory(prefix="supercoder-callgrind-") as tmp:
-        argv = [valgrind, "--tool=callgrind", "--quiet", f"--callgrind-out-file={os.path.join(tmp, 'cg.%p')}", exe]
-        cmd: list[str] | str = workload.replace("{exe}", shlex.join(argv)) if workload is not None else argv
-        rc = _run(cmd, exe, stdin_path, None, tmp, 300)
-        if rc != 0:
-            raise ProgramFailed(
-                f"{os.path.basename(exe)} exited {rc} under callgrind", rc, _tail(os.path.join(tmp, "stderr"))
-            )
-        costs: dict[tuple[str, str], int] = {}
-        total = 0
-        for path in sorted(glob.glob(os.path.join(tmp, "cg.*"))):
-            got, t = parse_callgrind_file(path, inclusive=True)
-            total += t or 0
-            for key, ir in got.items():
-                costs[key] = costs.get(key, 0) + ir
+    costs, total = _profiled(exe, stdin_path, workload, None, 300, inclusive=True)
     if total <= 0:
         raise ProfileError("callgrind counted no instructions")
     shares = {name: 0.0 for name in _functions(exe)}  # out of line and never run: none of the time
@@ -268,13 +220,45 @@ def inclusive_shares(exe: str, *, stdin_path: str | None = None, workload: str |
     return shares
 
 
+def _profiled(
+    exe: str, stdin_path: str | None, workload: str | None, cwd, timeout: float, *, inclusive: bool
+) -> tuple[dict[tuple[str, str], int], int]:
+    """Ir per (object, raw function name) over every process of `exe` the workload ran, and the total."""
+    if workload is not None and "{exe}" not in workload:
+        raise ValueError(f"workload must contain the placeholder {{exe}} where the program goes: {workload!r}")
+    valgrind = shutil.which("valgrind")
+    if valgrind is None:
+        raise ValgrindNotFound(f"valgrind is needed to measure hotness but was not found on PATH; {INSTALL_HINT}")
+    with tempfile.TemporaryDirectory(prefix="supercoder-callgrind-") as tmp:
+        out = os.path.join(tmp, "callgrind.out.%p")
+        argv = [valgrind, "--tool=callgrind", "--quiet", f"--callgrind-out-file={out}", exe]
+        cmd: list[str] | str = workload.replace("{exe}", shlex.join(argv)) if workload is not None else argv
+        rc = _run(cmd, exe, stdin_path, cwd, tmp, timeout)
+        stderr = _tail(os.path.join(tmp, "stderr"))
+        if rc != 0:
+            how = f"was killed by signal {-rc}" if rc < 0 else f"exited with status {rc}"
+            raise ProgramFailed(f"{os.path.basename(exe)} {how} under callgrind:\n{stderr}", rc, stderr)
+        files = sorted(glob.glob(os.path.join(tmp, "callgrind.out.*")))
+        if not files:
+            raise ProfileError(f"callgrind wrote no profile (did the workload run {{exe}}?):\n{stderr}")
+        costs: dict[tuple[str, str], int] = {}
+        total = 0
+        for path in files:
+            got, t = parse_callgrind_file(path, inclusive=inclusive)
+            total += t or 0
+            for key, ir in got.items():
+                costs[key] = costs.get(key, 0) + ir
+    return costs, total
+
+
 def _functions(exe: str) -> list[str]:
     """The source names of the functions the program defines out of line."""
     from elftools.elf.elffile import ELFFile
+    from elftools.elf.sections import SymbolTableSection
 
     with open(exe, "rb") as fh:
         symtab = ELFFile(fh).get_section_by_name(".symtab")
-        if symtab is None:
+        if not isinstance(symtab, SymbolTableSection):
             return []
         return [
             source_name(sym.name)

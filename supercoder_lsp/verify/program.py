@@ -49,11 +49,13 @@ def run_tests(
     timeout: float = 10.0,
     expected_status: dict[str, int] | None = None,
     env: dict | None = None,
+    as_program: str | None = None,
 ) -> ProgramCheck:
-    """Run every test; `env` adds to the program's environment (the checking allocator)."""
+    """Run every test; `env` adds to the program's environment (the checking allocator); `as_program`: as a
+    user runs their program of that name (sandbox.run_limited)."""
     passed = 0
     for name, inp, out in tests:
-        r = run_limited([str(exe)], timeout=timeout, stdin_path=str(inp), binary=True, env=env)
+        r = run_limited([str(exe)], timeout=timeout, stdin_path=str(inp), binary=True, env=env, as_program=as_program)
         if ABI_MARK in r.stderr:
             what = r.stderr.split(ABI_MARK, 1)[1].splitlines()[0]
             return ProgramCheck(False, "abi-violation", f"test {name}: {what}", passed)

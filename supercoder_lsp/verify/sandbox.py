@@ -67,8 +67,17 @@ def _limits(cpu_seconds: int):
     return apply
 
 
-def _env() -> dict:
-    env = {"PATH": "/usr/bin:/bin", "LC_ALL": "C"}
+def _env(inherit: bool = False) -> dict:
+    """The minimal environment; `inherit`: the user's, as their own run of the program has it, less what
+    would run code before the sandbox (LD_PRELOAD, LD_AUDIT) and what names this tool."""
+    if inherit:
+        env = {
+            k: v
+            for k, v in os.environ.items()
+            if k not in ("LD_PRELOAD", "LD_AUDIT") and not k.startswith(("SC_", "SUPERCODER_"))
+        }
+    else:
+        env = {"PATH": "/usr/bin:/bin", "LC_ALL": "C"}
     if allow_unsandboxed():
         env["SC_ALLOW_UNSANDBOXED"] = "1"
     return env
@@ -83,16 +92,23 @@ def run_limited(
     pass_fds: tuple[int, ...] = (),
     cwd: str | None = None,
     env: dict | None = None,
+    as_program: str | None = None,
 ) -> RunResult:
     """Run argv contained; stdout as bytes when `binary`; `pass_fds` stay open in the child
     (the harness's record descriptor); `cwd` instead of a fresh scratch directory (a user's workload
-    command, whose paths are relative to where the user runs the tool); `env` adds to the minimal environment."""
+    command, whose paths are relative to where the user runs the tool); `env` adds to the minimal environment.
+    `as_program` (a name): run as a user runs their program, nothing of this tool in sight: a copy named so in
+    a fresh build folder, started there as `./NAME`, with the user's environment."""
     t0 = time.perf_counter()
-    scratch = tempfile.mkdtemp(prefix="sc-scratch-")
+    scratch = tempfile.mkdtemp(prefix="build-" if as_program else "sc-scratch-")
     stdin: Any = open(stdin_path, "rb") if stdin_path else subprocess.DEVNULL
+    exe = str(Path(argv[0]).resolve())
+    if as_program:
+        shutil.copy2(exe, Path(scratch) / as_program)
+        exe = f"./{as_program}"
     try:
         p = subprocess.Popen(
-            [str(Path(argv[0]).resolve()), *argv[1:]],
+            [exe, *argv[1:]],
             cwd=cwd or scratch,
             stdin=stdin,
             stdout=subprocess.PIPE,
@@ -101,7 +117,7 @@ def run_limited(
             preexec_fn=_limits(int(timeout) + 2),
             close_fds=True,
             pass_fds=pass_fds,
-            env={**_env(), **(env or {})},
+            env={**_env(inherit=as_program is not None), **(env or {})},
         )
         try:
             out, err = p.communicate(timeout=timeout)

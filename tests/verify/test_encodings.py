@@ -45,3 +45,16 @@ def test_rep_bsr_is_refused_on_a_cpu_without_lzcnt(monkeypatch):
 
 def test_the_replacement_guard_names_the_decoded_instructions_feature():
     assert "defined(__LZCNT__)" in guard(REP_BSR)
+
+
+def test_a_feature_without_a_compiler_macro_keeps_the_c():
+    """The guard fails closed: a flag it has no macro for is a macro no compiler defines."""
+    asm = "\t.text\n\t.globl f\nf:\n\tgf2p8affineqb $0, %xmm1, %xmm0\n\tret\n"
+    assert "defined(__GFNI__)" in guard(asm)
+    from supercoder_lsp import replace
+
+    saved = replace.ISA_MACROS.pop("gfni")
+    try:
+        assert "__SUPERCODER_NO_MACRO_FOR_GFNI__" in guard(asm)
+    finally:
+        replace.ISA_MACROS["gfni"] = saved
