@@ -83,12 +83,7 @@ def test_a_candidate_that_knows_where_it_is_checked_fails_the_plain_program():
     the timing driver) or behind the checking thunk's bytes, 3x + 1 elsewhere: it passed every check and
     was only not faster. The program tests also run once as the plain program, code where the loader
     puts it and nothing between its callers and it."""
-    ctx = FIX / "context"
-    data = run_json(
-        str(ctx / "triple.c"), "-f", "triple", "--candidates", str(ctx / "cands"), "--tests", str(ctx / "tests"),
-        "--inputs", "5000",
-    )  # fmt: skip
-    [c] = data["functions"][0]["candidates"]
+    c = _only_candidate(FIX / "context", "triple.c", "triple")
     assert c["reason"] == "wrong-output" and "plain program" in c["detail"], c
 
 
@@ -96,23 +91,23 @@ def test_a_candidate_that_knows_the_tools_program_names_fails_the_plain_program(
     """Right only where argv[0] names the tool's builds (prog-<label>), found by scanning up its stack: the
     plain run is a copy named after the user's file in a fresh build folder, started as ./NAME with the
     user's environment, as the user runs it."""
-    ctx = FIX / "context" / "rev"
-    data = run_json(
-        str(ctx / "rev.c"), "-f", "rev64", "--candidates", str(ctx / "cands"), "--tests", str(ctx / "tests"),
-        "--inputs", "5000",
-    )  # fmt: skip
-    [c] = data["functions"][0]["candidates"]
+    c = _only_candidate(FIX / "context" / "rev", "rev.c", "rev64")
     assert c["reason"] == "wrong-output" and "plain program" in c["detail"], c
 
 
 def test_a_memo_kept_in_the_mmx_registers_does_not_pay_off_in_timing():
     """Three distinct recorded calls, a 4-entry memo in mm0-mm7: fninit only marks the registers empty, and
     it was 37x 'faster'. Between passes the timing driver zeroes them."""
-    ctx = FIX / "timing" / "churn"
+    c = _only_candidate(FIX / "timing" / "churn", "churn.c", "churn")
+    assert c["status"] == "rejected" and c["reason"] in ("not-faster", "wrong-output", "unsafe"), c
+    assert not (c["timing"] or {}).get("significant"), c
+
+
+def _only_candidate(folder, c_file: str, fn: str) -> dict:
+    """The verdict on the one candidate of `folder`/cands/`fn`, with the program tests of `folder`/tests."""
     data = run_json(
-        str(ctx / "churn.c"), "-f", "churn", "--candidates", str(ctx / "cands"), "--tests", str(ctx / "tests"),
+        str(folder / c_file), "-f", fn, "--candidates", str(folder / "cands"), "--tests", str(folder / "tests"),
         "--inputs", "5000",
     )  # fmt: skip
     [c] = data["functions"][0]["candidates"]
-    assert c["status"] == "rejected" and c["reason"] in ("not-faster", "wrong-output", "unsafe"), c
-    assert not (c["timing"] or {}).get("significant"), c
+    return c
