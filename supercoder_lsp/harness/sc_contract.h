@@ -31,6 +31,8 @@
 #define SC_ABI_BROKEN 0x100000ULL    /* (MODE bit 32, the original's runs) it broke the calling convention on this input
                                       * (zlib's inflate_table writes over its own frame on lens[] > 15): outside its
                                       * domain, a crash that candidates are never run on */
+#define SC_STORED_AROUND 0x200000ULL /* (a watched input: sc_verify.h) a store beside a buffer, past its end or before its
+                                      * start, even of the bytes that were there */
 #define SC_NOT_RUN 0x40000ULL        /* (SC_BUDGET_MS) a generated input past the baseline's time budget: not run */
 
 /* calling-convention findings, in the order of their codes */

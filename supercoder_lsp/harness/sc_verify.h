@@ -53,6 +53,36 @@ extern char __start_sc_fdata[] __attribute__((weak)), __stop_sc_fdata[] __attrib
 extern char __start_sc_fbss[] __attribute__((weak)), __stop_sc_fbss[] __attribute__((weak));
 
 static volatile int sc_in_call;
+
+/* The bytes around each output buffer, watched while the call runs single-stepped (on a sample of short
+ * generated inputs: harness_c.py's sc_watch_regions): after every instruction the trap handler checks that
+ * they still hold the value it wrote last, then writes a new one. A store past a buffer's end, or before
+ * its start, that writes back the bytes it read earlier (a full-width read-modify-write of the last block:
+ * lost updates beside another thread) leaves a stale value there and is seen, even where no guard page is
+ * near. The record's status says so (SC_STORED_AROUND). */
+#define SC_WATCH_MAX 16
+static unsigned char *sc_watch_lo[SC_WATCH_MAX];
+static size_t sc_watch_len[SC_WATCH_MAX];
+static unsigned sc_watch_n;
+static volatile int sc_watching, sc_watch_bad;
+static volatile unsigned char sc_watch_val;
+static void __attribute__((unused)) sc_watch_add(unsigned char *p, size_t n) {
+    if (n && sc_watch_n < SC_WATCH_MAX) { sc_watch_lo[sc_watch_n] = p; sc_watch_len[sc_watch_n++] = n; }
+}
+static uint64_t sc_watch_rng = 0x9e3779b97f4a7c15ULL;
+/* Each step: the bytes still hold the last value written, or something stored a stale copy; then, at a
+ * random half of the steps (two reads in a row cannot tell the watch from a quiet neighbour), a new value. */
+static void sc_watch_step(int always) {
+    unsigned char v = sc_watch_val;
+    for (unsigned r = 0; r < sc_watch_n; r++)
+        for (size_t i = 0; i < sc_watch_len[r]; i++)
+            if (sc_watch_lo[r][i] != v) sc_watch_bad = 1;
+    sc_watch_rng = sc_watch_rng * 6364136223846793005ULL + 1442695040888963407ULL;
+    if (!always && !(sc_watch_rng >> 63)) return;
+    v = (unsigned char)(v + 0x3b + 2 * (unsigned char)(sc_watch_rng >> 40));
+    for (unsigned r = 0; r < sc_watch_n; r++) memset(sc_watch_lo[r], v, sc_watch_len[r]);
+    sc_watch_val = v;
+}
 static sigjmp_buf sc_jmp;
 static unsigned sc_input_ms = 1000; /* an input runs out of time after one to two of these (SC_INPUT_MS) */
 static int sc_mode;
@@ -257,12 +287,29 @@ static void sc_call_stack_init(void) {
     if (p) sc_stack_top = p + SC_CALL_STACK; /* else the harness's own stack, as before */
 }
 
+/* SIGTRAP: a single step while the bytes around the buffers are watched; anything else a crash. */
+#define SC_WATCH_STEPS 2000 /* then the call runs on unwatched: a long one stays within its time limit */
+static unsigned sc_watch_steps;
+static void sc_on_trap(int sig, siginfo_t *si, void *ctx) {
+    if (sc_watching && si->si_code == TRAP_TRACE) {
+        sc_watch_step(0);
+        if (++sc_watch_steps >= SC_WATCH_STEPS) {
+            sc_watching = 0;
+            ((ucontext_t *)ctx)->uc_mcontext.gregs[REG_EFL] &= ~0x100LL; /* the trap flag off as it returns */
+        }
+        return;
+    }
+    sc_on_signal(sig);
+}
+
 static void sc_install_handlers(void) {
     sc_altstack_init();
     struct sigaction sa; memset(&sa, 0, sizeof sa);
     sa.sa_handler = sc_on_signal; sa.sa_flags = SA_ONSTACK | SA_NODEFER; /* NODEFER: no sigprocmask after siglongjmp */
-    int sigs[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGTRAP, SIGABRT};
+    int sigs[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT};
     for (unsigned s = 0; s < sizeof sigs / sizeof *sigs; s++) sigaction(sigs[s], &sa, NULL);
+    sa.sa_handler = NULL; sa.sa_sigaction = sc_on_trap; sa.sa_flags = SA_ONSTACK | SA_SIGINFO | SA_NODEFER;
+    sigaction(SIGTRAP, &sa, NULL);
     sa.sa_handler = NULL; sa.sa_sigaction = sc_on_sigsys; sa.sa_flags = SA_ONSTACK | SA_SIGINFO | SA_NODEFER;
     sigaction(SIGSYS, &sa, NULL);
 }
@@ -360,7 +407,10 @@ static uint64_t sc_one(sc_input *in, uint64_t *ret, uint64_t *outputs) {
     sc_heap_begin();
     sc_io_begin(sc_cur);
     sc_in_call = 1;
+    sc_watch_n = 0;
+    int watch = sc_watch_regions(in) > 0;
     if ((sig = sigsetjmp(sc_jmp, 0)) != 0) {
+        sc_watching = 0; /* the handler ran with the trap flag clear: so does this */
         sc_ro_end(); /* its const buffers writable again (a write into one is this crash) */
         __asm__ volatile("fninit\n\tcld" ::: "memory");
         uint32_t mx = 0x1f80; __asm__ volatile("ldmxcsr %0" :: "m"(mx));
@@ -369,7 +419,20 @@ static uint64_t sc_one(sc_input *in, uint64_t *ret, uint64_t *outputs) {
         *ret = 0; *outputs = 0;
         return sig == SIGALRM ? SC_TIMED_OUT : SC_CRASHED | (uint64_t)sig;
     }
+    if (watch) {
+        sc_watch_bad = 0;
+        sc_watch_steps = 0;
+        sc_watch_val = 0x5a;
+        for (unsigned r = 0; r < sc_watch_n; r++) memset(sc_watch_lo[r], 0x5a, sc_watch_len[r]);
+        sc_watching = 1;
+        __asm__ volatile("pushfq\n\torq $0x100, (%%rsp)\n\tpopfq" ::: "memory", "cc"); /* trap flag on */
+    }
     *ret = sc_call(in);
+    if (watch) {
+        __asm__ volatile("pushfq\n\tandq $-257, (%%rsp)\n\tpopfq" ::: "memory", "cc");
+        sc_watching = 0;
+        sc_watch_step(1); /* the last instruction's stores too */
+    }
     sc_in_call = 0;
     sc_heap_on = 0;
     sc_io_on = 0;
@@ -380,7 +443,8 @@ static uint64_t sc_one(sc_input *in, uint64_t *ret, uint64_t *outputs) {
     /* what is held now differs only where the call freed memory it was given, or allocated where the
      * blocks are not tracked */
     int allocated = sc_heap_held() != held || lost;
-    return (sc_upper_dirty ? SC_DIRTY_UPPER : 0) | (allocated ? SC_ALLOCATED : 0) | (left ? SC_HEAP_LEFT : 0);
+    return (sc_upper_dirty ? SC_DIRTY_UPPER : 0) | (allocated ? SC_ALLOCATED : 0) | (left ? SC_HEAP_LEFT : 0) |
+           (watch && sc_watch_bad ? SC_STORED_AROUND : 0);
 }
 
 int main(int argc, char **argv) {

@@ -53,7 +53,9 @@ change to what is checked (screens, harness inputs, ABI checks, comparisons, tim
 #    features from the decoded bytes (`rep bsr` is LZCNT); timing: each input once a pass, the stack below
 #    the loop fenced below the original's deepest page and zeroed between passes, registers cleared; const
 #    buffers read-only during the call (one input in four); program tests also run as the plain program.
-VERIFIER_VERSION = 30
+#    31: the bytes beside output buffers watched on single-stepped short inputs (a stale write-back is seen);
+#    popf is forbidden (the trap flag is the verifier's).
+VERIFIER_VERSION = 31
 
 # What verification does not establish, said next to every claim (the CLI's notes, the JSON report).
 LIMITS = (
@@ -84,9 +86,10 @@ LIMITS = (
     "its code at a fixed address: a candidate that reads its return address or where its own code lies can "
     "be right there and wrong in a real program; the program tests and workload run once as the plain "
     "program (code where the loader puts it, nothing between), which sees it only on the calls they make",
-    "buffers behind const pointers are read-only during the call on one input in four; after a call only a "
-    "buffer's own elements are compared: a store past a buffer's end that writes back the bytes it read is "
-    "seen only where the end lies against a guard page",
+    "buffers behind const pointers are read-only during the call on one input in four; a store beside an "
+    "output buffer (64 bytes either side) that writes back the bytes it read is seen on a sample of short "
+    "generated inputs run single-stepped (48 a run, at most 256 bytes of buffers), else only where the end "
+    "lies against a guard page",
     "generated arrays hold at most 4,096 elements: a candidate wrong only on longer ones (16-bit lane sums "
     "that overflow later) is caught only by the program's recorded calls",
     "whole-program timing runs the -O3 program and the candidate's under one sandbox, where a workload may read "

@@ -45,6 +45,7 @@ from ..harness.contract import (
     HEAP_LEFT,
     NOT_RUN,
     SHORT_MS,
+    STORED_AROUND,
     TIMED_OUT,
     TRAILER_ABI,
     TRAILER_SYSCALL,
@@ -1071,6 +1072,15 @@ class FunctionHarness:
                     "wrong-output",
                     f"changes the heap where the original does not (frees memory it was given) on input "
                     f"{self._input(i)}",
+                    i,
+                )
+            if st & STORED_AROUND and not base.status[i] & STORED_AROUND and not st & (CRASHED | TIMED_OUT):
+                return Check(
+                    False,
+                    "wrong-output",
+                    f"stores into the bytes beside a buffer (past its end or before its start) on input "
+                    f"{self._input(i)}, even where it writes back what was there: memory that is not its "
+                    "object (beside another thread, a lost update); the original does not",
                     i,
                 )
             if (st ^ base.status[i]) & HEAP_LEFT and not st & (CRASHED | TIMED_OUT):

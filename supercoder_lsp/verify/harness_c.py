@@ -138,22 +138,62 @@ def _padded_call(plan: Plan) -> tuple[list[str], list[str]]:
     return types, vals
 
 
+def within(j: int, k: int) -> str:
+    """C: whether parameter j's buffer lies in parameter k's guard region."""
+    q = f"(const unsigned char *)in->pv[{j}]"
+    return f"({q} >= sc_g[{k}].base && {q} < sc_g[{k}].base + sc_g[{k}].cap)"
+
+
 def _read_only(plan: Plan) -> str:
     """sc_ro_begin: on one input in four, each buffer behind a const pointer read-only for the call, where its
     guard region holds no other parameter's buffer (sc_rt.h's sc_ro_protect says why)."""
     bufs = [k for k, p in enumerate(plan.params) if p.role in ("array", "cstring")]
     const = [k for k in bufs if plan.params[k].ctype.startswith("const")]
-
-    def within(j: int, k: int) -> str:
-        q = f"(const unsigned char *)in->pv[{j}]"
-        return f"({q} >= sc_g[{k}].base && {q} < sc_g[{k}].base + sc_g[{k}].cap)"
-
     lines = ["static void sc_ro_begin(const sc_input *in) {"]
     if const:
         lines.append("    if (sc_mix(sc_cur ^ 0xc0517ULL) & 3) return;")
     for k in const:
         shared = " || ".join(within(j, k) for j in bufs if j != k) or "0"
         lines.append(f"    if ({within(k, k)} && !({shared})) sc_ro_protect(sc_g[{k}].base, sc_g[{k}].cap);")
+    lines.append("}")
+    return "\n".join(lines)
+
+
+def _watched(plan: Plan) -> str:
+    """sc_watch_regions: on one short generated input in 64 (at most 256 bytes of buffers; 48 a process), the
+    64 bytes before and after each output buffer (a plain array or string behind a non-const pointer, in a guard
+    region of its own) for sc_verify.h's single-stepped watch; the number of regions."""
+    bufs = [k for k, p in enumerate(plan.params) if p.role in ("array", "cstring")]
+    outs = [k for k in bufs if not plan.params[k].ctype.startswith("const") and not plan.params[k].record]
+
+    def nbytes(k: int) -> str:
+        p = plan.params[k]
+        return f"(size_t)in->len[{k}] * sizeof({p.element.ctype})" if p.role == "array" else f"(size_t)in->len[{k}] + 1"
+
+    lines = ["static unsigned sc_watch_regions(const sc_input *in) {"]
+    if outs:
+        lines.append("    static int probing = -1;")
+        lines.append("    static unsigned watched; /* a step traps: each one costs microseconds */")
+        lines.append('    if (probing < 0) probing = getenv("SC_PROBE_LEN") != NULL;')
+        lines.append("    if (probing || in->deep || watched >= 48 || (sc_mix(sc_cur ^ 0x57e9ULL) & 63)) return 0;")
+        total = " + ".join(f"(in->pv[{k}] ? {nbytes(k)} : 0)" for k in bufs)
+        lines.append(f"    if ({total} > 256) return 0;")
+        for k in outs:
+            shared = " || ".join(within(j, k) for j in bufs if j != k) or "0"
+            lines += [
+                f"    if (in->pv[{k}] && {within(k, k)} && !({shared})) {{",
+                f"        unsigned char *p = in->pv[{k}], *b = sc_g[{k}].base, *e = b + sc_g[{k}].cap, *q = p + {nbytes(k)};",
+                "        if (q <= e) {",
+                "            sc_watch_add(p - b < 64 ? b : p - 64, p - b < 64 ? (size_t)(p - b) : 64);",
+                "            sc_watch_add(q, e - q < 64 ? (size_t)(e - q) : 64);",
+                "        }",
+                "    }",
+            ]
+    else:
+        lines.append("    (void)in;")
+    if outs:
+        lines.append("    watched += sc_watch_n > 0;")
+    lines.append("    return sc_watch_n;")
     lines.append("}")
     return "\n".join(lines)
 
@@ -235,5 +275,7 @@ static void sc_show(sc_input *in, const char *f) {{
 }}
 static void sc_show_ret(uint64_t bits) {{ {show_ret} }}
 {snapshots or render_snapshots([], None)}
+static unsigned sc_watch_regions(const sc_input *in);
 #include "sc_verify.h"
+{_watched(plan)}
 """

@@ -282,3 +282,11 @@ def test_a_candidate_that_writes_into_its_const_input_and_puts_it_back_crashes(t
     buffer is read-only while the call runs (on one input in four), as data in .rodata would be."""
     h, chk = verdict(tmp_path, "sum_ints.c", "sum_ints_writes_const.c", "sum_ints")
     assert (chk.ok, chk.reason) == (False, "crash"), chk.detail
+
+
+def test_a_store_past_the_end_that_writes_back_the_same_bytes_is_seen(tmp_path):
+    """Whole aligned blocks, the bytes outside the buffer written back as read: no page boundary is crossed
+    and the compared bytes are right. On a sample of short inputs the call runs single-stepped, and the bytes
+    beside each output buffer change under it: a stale copy written back is a store outside the object."""
+    h, chk = verdict(tmp_path, "xor_bytes.c", "xor_bytes_blocks.c", "xor_bytes")
+    assert (chk.ok, chk.reason) == (False, "wrong-output") and "beside a buffer" in chk.detail, chk.detail
