@@ -189,7 +189,7 @@ def test_state_kept_between_calls_does_not_pay_off(tmp_path):
     kept below the stack pointer, beyond the call's frame, answers repeated inputs. The timed loop used to
     repeat its 512 inputs pass after pass (2.2x and 1.6x "faster"). Now the stack past the original's
     deepest page is fenced off (the far cache crashes and is not timed) and what lies above it is zeroed
-    between passes (the near cache never answers)."""
+    between passes (the near cache never answers: what is left is its loop, about as fast as gcc's)."""
     from supercoder_lsp.measure.interleaved import TimingError
 
     src = FIX / "timing" / "mix.c"
@@ -202,4 +202,5 @@ def test_state_kept_between_calls_does_not_pay_off(tmp_path):
     with pytest.raises(TimingError, match="signal 11"):
         timer.time(base, (FIX / "timing" / "mix_memo.s").read_text(), "far")
     near = timer.time(base, (FIX / "timing" / "mix_memo_near.s").read_text(), "near")
-    assert not near.significant and near.speedup < 1.3, near.detail
+    # the cache gave 1.64x; its loop alone is gcc's within a few percent either way (1.03x was seen once)
+    assert near.speedup < 1.2, near.detail
