@@ -153,8 +153,8 @@ static int sc_flip_sides __attribute__((unused)); /* every buffer against its ot
  * candidate "wrong" on one input in ~100,000 (zlib's send_tree). The verifier draws the address anew for
  * each process of its own and each function (SC_ISLAND, verify/layout.py) where a program's heap and its
  * mmap'd blocks lie, so that no fixed address tells a candidate it runs in the harness. Without SC_ISLAND
- * (the tests of the runtime itself), or where the address is taken (address randomization could not be
- * turned off: sc_fixed_layout), the old fixed place. */
+ * (the tests of the runtime itself), the old fixed place; where the address is taken in every fresh start
+ * (sc_layout_again), a place below where programs load. */
 #define SC_ISLAND_AT ((uintptr_t)0x200000000000ULL)
 static unsigned char *sc_island_next, *sc_island_end;
 static uintptr_t sc_island_lo, sc_island_hi; /* the island as reserved (sc_ro_protect's bounds) */
@@ -169,34 +169,55 @@ static inline uintptr_t sc_env_address(const char *name) {
     const char *s = getenv(name);
     return s ? (uintptr_t)strtoull(s, 0, 16) & ~(uintptr_t)4095 : 0;
 }
-/* Whether this process's layout is the kernel's fixed one (address randomization off: sc_fixed_layout). Where it is not (a container that forbids personality()), a program's heap and mmap'd
- * blocks lie at random and could take the place the verifier drew in one process and not in another:
- * then the island lies where the kernel never puts anything, at the same place in every process. */
+/* Whether this process's layout is the kernel's fixed one (address randomization off: the last resort of
+ * sc_layout_again) */
 static inline int sc_layout_fixed(void) {
     int p = personality(0xffffffff);
     return p != -1 && (p & ADDR_NO_RANDOMIZE);
 }
-/* The same address-space layout in every run (the original's and each candidate's; why: the island's
- * comment above): the harness runs itself again once with address randomization off, where the system lets
- * it. Where it cannot (a container that forbids personality()), the island still lies in one place. The
- * timing driver (sc_timing.h) runs so too, with the verifier's SC_ISLAND: a candidate cannot tell being
- * timed from being checked by where its blocks lie. */
-static void __attribute__((unused)) sc_fixed_layout(char **argv) {
-    int p = personality(0xffffffff);
-    if (p == -1 || (p & ADDR_NO_RANDOMIZE) || getenv("SC_LAYOUT_TRIED")) return;
-    if (personality((unsigned long)p | ADDR_NO_RANDOMIZE) == -1) return;
-    setenv("SC_LAYOUT_TRIED", "1", 1);
-    execv("/proc/self/exe", argv); /* on failure: on as it is */
+/* Every process of a check (the original's runs, each candidate's, the timing driver's) runs with address
+ * randomization on, as a PIE program does: its code, its globals, its libraries and its own stack lie at
+ * addresses the kernel draws anew in each run, so that a candidate that looks where its own code lies (or
+ * at the bytes its return address points to, through their address) sees an ordinary program. Only the
+ * island of buffers and the call stack lie where the verifier drew them (SC_ISLAND, SC_STACK), the same in
+ * every process of one function's check. Where the kernel's draw took that place, the process starts
+ * again with a fresh draw (sc_layout_again); after SC_LAYOUT_TRIES of them, with randomization off, where
+ * the verifier's places are always free. */
+#define SC_LAYOUT_TRIES 12
+static char **sc_argv;
+static int sc_layout_again(void) { /* returns only where it cannot start again */
+    const char *s = getenv("SC_LAYOUT_TRY");
+    int n = s ? atoi(s) : 0;
+    if (!sc_argv || n >= SC_LAYOUT_TRIES || sc_layout_fixed()) return 0;
+    char b[16];
+    snprintf(b, sizeof b, "%d", n + 1);
+    setenv("SC_LAYOUT_TRY", b, 1);
+    if (n + 1 == SC_LAYOUT_TRIES) {
+        int p = personality(0xffffffff);
+        if (p == -1 || personality((unsigned long)p | ADDR_NO_RANDOMIZE) == -1) return 0;
+    }
+    execv("/proc/self/exe", sc_argv);
+    return 0;
+}
+static int sc_island_ready(void);
+static void __attribute__((unused)) sc_layout(char **argv) {
+    sc_argv = argv;
+    sc_island_ready(); /* its place, or a fresh start, before anything else is done */
 }
 
+#define SC_HEAP_ROOM ((uintptr_t)1 << 32) /* the heap's room to grow, above the program break */
 #define SC_FREE_LO ((uintptr_t)0x100000000000ULL) /* to 0x540000000000: below where PIE programs load */
 #define SC_FREE_SPAN ((uintptr_t)0x440000000000ULL)
-static inline int sc_island_ready(void) { /* reserved on first use; 0 where it could not be */
+static int sc_island_ready(void) { /* reserved on first use; 0 where it could not be */
     if (!sc_island_end) {
         size_t all = 2 * SC_SEA + SC_ISLAND;
         uintptr_t at = sc_env_address("SC_ISLAND");
-        if (at && !sc_layout_fixed()) at = SC_FREE_LO + at % SC_FREE_SPAN / 4096 * 4096;
-        unsigned char *m = at > SC_SEA ? sc_reserve_at(at - SC_SEA, all) : NULL;
+        /* not where this run's heap grows (the program break, randomized too) */
+        uintptr_t brk_at = (uintptr_t)sbrk(0);
+        int near_heap = at > SC_SEA && at - SC_SEA >= brk_at && at - SC_SEA - brk_at < SC_HEAP_ROOM;
+        unsigned char *m = at > SC_SEA && !near_heap ? sc_reserve_at(at - SC_SEA, all) : NULL;
+        if (!m && at) sc_layout_again();
+        if (!m && at) m = sc_reserve_at(SC_FREE_LO + at % SC_FREE_SPAN / 4096 * 4096, all); /* none could be had */
         if (!m) {
             m = mmap((void *)SC_ISLAND_AT, all, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
             if (m == MAP_FAILED) m = NULL;

@@ -276,8 +276,11 @@ static void sc_detect_cpu(void) {
 static void sc_call_stack_init(void) {
     const char *at = getenv("SC_STACK"); /* 16-byte aligned, anywhere in its page: no fixed low bits either */
     uintptr_t top = at ? (uintptr_t)strtoull(at, 0, 16) & ~(uintptr_t)15 : 0, page = (top + 4095) & ~(uintptr_t)4095;
-    if (!sc_layout_fixed()) page = 0; /* a program's own stack lies at random there: the island's */
-    unsigned char *m = page > SC_CALL_STACK + SC_STACK_SEA ? sc_reserve_at(page - SC_CALL_STACK - SC_STACK_SEA, SC_CALL_STACK + 2 * SC_STACK_SEA) : NULL;
+    /* not where this process's own stack grows (1 GiB below where it is now, past any stack limit it has) */
+    uintptr_t own = (uintptr_t)__builtin_frame_address(0), span = SC_CALL_STACK + 2 * SC_STACK_SEA;
+    int near_own = page && page + SC_STACK_SEA > own - ((uintptr_t)1 << 30) && page - SC_CALL_STACK - SC_STACK_SEA < own;
+    unsigned char *m = page > SC_CALL_STACK + SC_STACK_SEA && !near_own ? sc_reserve_at(page - SC_CALL_STACK - SC_STACK_SEA, span) : NULL;
+    if (!m && page) sc_layout_again(); /* taken by this run's draw of the libraries or the stack */
     if (m && mprotect(m + SC_STACK_SEA, SC_CALL_STACK, PROT_READ | PROT_WRITE) == 0) {
         sc_stack_top = (unsigned char *)top; /* what lies above it, up to the PROT_NONE, is checked (sc_gap_hit) */
         sc_gap_lo = (uint64_t *)top; sc_gap_hi = (uint64_t *)page;
@@ -448,7 +451,7 @@ static uint64_t sc_one(sc_input *in, uint64_t *ret, uint64_t *outputs) {
 }
 
 int main(int argc, char **argv) {
-    sc_fixed_layout(argv);
+    sc_layout(argv);
     sc_install_handlers();
     sc_call_stack_init();
     sc_detect_cpu();

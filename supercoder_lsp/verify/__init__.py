@@ -55,7 +55,9 @@ change to what is checked (screens, harness inputs, ABI checks, comparisons, tim
 #    buffers read-only during the call (one input in four); program tests also run as the plain program.
 #    31: the bytes beside output buffers watched on single-stepped short inputs (a stale write-back is seen);
 #    popf is forbidden (the trap flag is the verifier's).
-VERIFIER_VERSION = 31
+#    32: every harness and timing process runs with address randomization on (code where the kernel draws it);
+#    only the island and the call stack lie at the verifier's drawn addresses.
+VERIFIER_VERSION = 32
 
 # What verification does not establish, said next to every claim (the CLI's notes, the JSON report).
 LIMITS = (
@@ -81,11 +83,12 @@ LIMITS = (
     "a recorded pointer argument is replayed inside another argument's copy where the program passed it into "
     "that argument's memory; into a region its struct's pointers reach, it gets a buffer of its own",
     "the buffers and the call stack lie where a program's would, at addresses no candidate can know, and one "
-    "input in four has buffers that touch no guard page; but the function harness and the timing driver call "
-    "the candidate from a place it could recognise (a trampoline's indirect call, the driver's loop), with "
-    "its code at a fixed address: a candidate that reads its return address or where its own code lies can "
-    "be right there and wrong in a real program; the program tests and workload run once as the plain "
-    "program (code where the loader puts it, nothing between), which sees it only on the calls they make",
+    "input in four has buffers that touch no guard page; every process of a check runs with address "
+    "randomization on (its code where the kernel draws it, anew in each run, as a PIE program's); but the "
+    "function harness and the timing driver call the candidate from a place it could recognise (a "
+    "trampoline's indirect call, the driver's loop): a candidate that reads the bytes at its return address "
+    "can be right there and wrong in a real program; the program tests and workload run once as the plain "
+    "program (nothing between its callers and it), which sees it only on the calls they make",
     "buffers behind const pointers are read-only during the call on one input in four; a store beside an "
     "output buffer (64 bytes either side) that writes back the bytes it read is seen on a sample of short "
     "generated inputs run single-stepped (48 a run, at most 256 bytes of buffers), else only where the end "

@@ -23,8 +23,8 @@ _SALT = secrets.token_bytes(16)  # once per process: no candidate can know where
 
 PAGE = 4096
 # where the island's buffers start (its 16 GiB, with 64 GiB of PROT_NONE on either side; sc_rt.h). The
-# harness runs with address randomization off (sc_fixed_layout): its executable and heap lie at
-# 0x555555554000 and up, its libraries just below 0x7ffff7fff000, its own stack at 0x7ffffffde000
+# harness runs with address randomization on, as a PIE program: where its executable, heap, libraries or own
+# stack took the drawn place, it starts again with a fresh draw of the kernel's (sc_layout_again)
 ISLAND_RANGES = (
     (0x5580_0000_0000, 0x5640_0000_0000),  # a PIE program's heap
     (0x7E00_0000_0000, 0x7FD0_0000_0000),  # its mmap'd blocks and libraries

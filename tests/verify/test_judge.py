@@ -78,12 +78,20 @@ def test_a_significant_speedup_on_untypical_inputs_decides_nothing_alone(tmp_pat
     assert r.status == "accepted" and r.timing is None and r.program_timing.speedup == 1.3
 
 
-def test_a_candidate_that_knows_where_it_is_checked_fails_the_plain_program():
-    """Right where its code lies at the PIE base of a process with randomization off (the function harness,
-    the timing driver) or behind the checking thunk's bytes, 3x + 1 elsewhere: it passed every check and
-    was only not faster. The program tests also run once as the plain program, code where the loader
-    puts it and nothing between its callers and it."""
+def test_a_candidate_that_looks_where_its_code_lies_fails_the_function_harness():
+    """Right where its code lies at the PIE base of a process with randomization off, or behind the checking
+    thunk's bytes, 3x + 1 elsewhere: it passed every check when the harness turned randomization off. Every
+    process of a check now runs with its code where the kernel draws it, as a PIE program does."""
     c = _only_candidate(FIX / "context", "triple.c", "triple")
+    assert c["reason"] == "wrong-output" and "plain program" not in c["detail"], c
+    assert c["detail"].startswith("triple(x="), c
+
+
+def test_a_candidate_that_knows_its_callers_bytes_fails_the_plain_program():
+    """Right only after the checking trampoline's or the program-test thunk's bytes at its return address:
+    the function harness alone does not see it; the program tests also run once as the plain program,
+    nothing between its callers and it."""
+    c = _only_candidate(FIX / "context" / "caller", "triple.c", "triple")
     assert c["reason"] == "wrong-output" and "plain program" in c["detail"], c
 
 
