@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .contract import STATIC_ALIAS
-from .plan import OWNED_DATA, TRAP, OwnedPlan, ParamPlan, Plan
+from .plan import LONG_STRIDE, OWNED_DATA, TRAP, OwnedPlan, ParamPlan, Plan
 from .recorded import RecordedInputs, render_replay
 
 EDGE_CAP = 50_000
@@ -157,6 +157,7 @@ def render_inputs(
     out.append(
         "static size_t sc_probe_len[SC_NP] __attribute__((unused)); /* verify/probe.py: SC_PROBE_LEN=k:n[,j:m...] */"
     )
+    out += _long_inputs()
     out.append("static void sc_setup(void) {")
     out.append("    sc_pool_init(sc_mix(SC_SEED ^ 0x706f6f6cULL));")
     if any(p.probe for p in ps):  # the probed buffer moves between the two sides, no other one (verify/probe.py)
@@ -174,7 +175,7 @@ def render_inputs(
         if p.role in ("array", "cstring"):
             size = f"sizeof({p.element.ctype})" if p.role == "array" else "1"
             most = recorded.max_bytes.get(k, 0) if recorded else 0
-            out.append(f"    sc_guard_init(&sc_g[{k}], sc_max(({p.max_len} + 4) * {size}, {most}));")
+            out.append(f"    sc_guard_init(&sc_g[{k}], sc_max(({max(p.max_len, _long(p))} + 4) * {size}, {most}));")
     owned = owned_sizes(plan)
     for j in range(max(len(regions), len(owned))):
         most = max(regions[j] if j < len(regions) else 0, owned[j] if j < len(owned) else 0)
@@ -607,6 +608,30 @@ def _owned(plan: Plan, k: int, p: ParamPlan) -> list[str]:
     return out
 
 
+def _long(p: ParamPlan) -> int:
+    """How long the long inputs make array `p` (plan.LONG_LEN), 0 where it has none."""
+    ok = p.role == "array" and p.length_param is not None and not p.probe and not p.record
+    return p.long_len if ok and p.long_len > p.max_len else 0
+
+
+def _long_inputs() -> list[str]:
+    """C: which random inputs are long ones, and how long: the first of them plan.LONG_LEN (or the most the
+    length's type holds), each next one twice the one before from DEFAULT_MAX_LEN, a random part more. Only
+    the checking harness draws them (sc_long_ok): the timing driver times the inputs of ordinary length."""
+    return [
+        f"#define SC_LONG_STRIDE {LONG_STRIDE}ULL",
+        "static inline int __attribute__((unused)) sc_long_for(uint64_t i) {",
+        "    return sc_long_ok && i >= SC_NEDGE && i - SC_NEDGE < SC_NRANDOM && (i - SC_NEDGE) % SC_LONG_STRIDE == SC_LONG_STRIDE - 1;",
+        "}",
+        "static inline size_t __attribute__((unused)) sc_long_len(uint64_t i, size_t lo, size_t most) {",
+        "    uint64_t k = (i - SC_NEDGE) / SC_LONG_STRIDE;",
+        "    if (k == 0) return most;",
+        "    size_t base = lo << (k < 20 ? k : 20), n = base + (size_t)(sc_mix(i ^ 0x10b6ULL) % base);",
+        "    return n > most ? most : n;",
+        "}",
+    ]
+
+
 def _buffer(plan: Plan, k: int, p: ParamPlan, ne: int) -> list[str]:
     """C lines that fill array or string parameter k and its length parameter."""
     lo = p.lo or 0
@@ -615,6 +640,8 @@ def _buffer(plan: Plan, k: int, p: ParamPlan, ne: int) -> list[str]:
         f" : sc_rand_len(&r, {lo}, {p.max_len}));",
         f"    int pat{k} = edge ? (int)(e{k} % 3) : (int)(sc_below(&r, 4) == 0 ? 1 : 2);",
     ]
+    if _long(p):
+        out.append(f"    if (sc_long_for(i)) L{k} = sc_long_len(i, {p.max_len}, {_long(p)});")
     if p.probe:  # one length per run, set by the prober
         out.append(f"    if (sc_probe_len[{k}]) L{k} = sc_probe_len[{k}];")
     j = p.length_param

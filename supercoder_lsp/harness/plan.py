@@ -54,6 +54,11 @@ OUTPUT_FUNCTIONS = frozenset(
     }
 )
 DEFAULT_MAX_LEN = 4096  # arrays: well past every vector width and unroll factor
+# A few random inputs are far longer (one in LONG_STRIDE: 8 of 100,000): a candidate whose 16-bit lane sums
+# overflow only past a few thousand elements is wrong there. The first one is LONG_LEN elements long (or as
+# long as its length parameter's type allows), the others double from DEFAULT_MAX_LEN up to it.
+LONG_LEN = 1 << 20
+LONG_STRIDE = 12_500
 # where a generated function pointer points (a struct's, or a parameter's): never mapped, so a call of it
 # crashes, and that input is one the original crashes on (outside its domain) or a candidate's crash
 TRAP = 0x1000
@@ -99,6 +104,7 @@ class ParamPlan:
     capacity_param: int | None = None
     capacity_of: int | None = None
     max_len: int = DEFAULT_MAX_LEN
+    long_len: int = 0  # for an array sized by a length parameter: the length of its few long inputs (0: none)
     restrict: bool = False  # a `restrict` pointer: never given memory that overlaps another parameter's
     record: str = ""  # for a pointer to one struct: its type; the "array" is its bytes, of fixed length
     null_offsets: tuple[int, ...] = ()  # the struct's pointer fields: NULL on entry, never compared on exit
@@ -427,6 +433,7 @@ def make_plan(sig: Signature | None, bounds: dict | None = None) -> Plan:
         if err:
             return Plan(False, err, [], ret)
         p.user_bounded = True
+    _long_lengths(plans)
     if stack_words(plans) > MAX_STACK_WORDS:
         return Plan(
             False,
@@ -436,6 +443,48 @@ def make_plan(sig: Signature | None, bounds: dict | None = None) -> Plan:
             ret,
         )
     return Plan(True, "", plans, ret)
+
+
+def _long_lengths(plans: list[ParamPlan]) -> None:
+    """The length of the long inputs of each array sized by a length parameter, where the user gave no
+    bound: LONG_LEN, or the most its length parameter's type holds, if that is past DEFAULT_MAX_LEN."""
+    for p in plans:
+        if p.role != "array" or p.length_param is None or p.hi is not None or p.record or p.probe:
+            continue
+        q = plans[p.length_param]
+        if q.role != "length" or q.bits not in (8, 16, 32, 64):
+            continue
+        most = (1 << (q.bits - 1)) - 1 if q.signed else (1 << q.bits) - 1
+        if q.hi is not None:
+            most = min(most, int(q.hi))
+        longest = min(LONG_LEN, most)
+        if longest > p.max_len:
+            p.long_len = longest
+
+
+def _mix(z: int) -> int:
+    """sc_rt.h's sc_mix (splitmix64's finalizer)."""
+    m = (1 << 64) - 1
+    z = (z + 0x9E3779B97F4A7C15) & m
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & m
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & m
+    return z ^ (z >> 31)
+
+
+def long_inputs(plan: Plan, n_edge: int, n_random: int) -> dict[int, int]:
+    """The long inputs of a harness (input index -> the most elements an array gets there), as inputs_c.py's
+    sc_long_for and sc_long_len draw them."""
+    longs = [p for p in plan.params if p.role == "array" and p.long_len > p.max_len and not p.probe]
+    out: dict[int, int] = {}
+    for k in range(n_random // LONG_STRIDE):
+        i = n_edge + k * LONG_STRIDE + LONG_STRIDE - 1
+        sizes = []
+        for p in longs:
+            base = p.max_len << min(k, 20)
+            sizes.append(p.long_len if k == 0 else min(p.long_len, base + _mix(i ^ 0x10B6) % base))
+        if sizes:
+            out[i] = max(sizes)
+    return out
 
 
 def stack_words(params: list[ParamPlan]) -> int:
@@ -587,8 +636,10 @@ def describe(plan: Plan) -> str:
             )
             parts.append(f"{p.name}: array of {p.max_len} {p.element.ctype}, {how}")
         elif p.role == "array":
+            longer = f", {p.long_len:,} on one random input in {LONG_STRIDE:,}" if p.long_len else ""
             parts.append(
-                f"{p.name}: array of {p.element.ctype}, length {p.lo or 0}..{p.max_len} from '{plan.params[p.length_param or 0].name}'"
+                f"{p.name}: array of {p.element.ctype}, length {p.lo or 0}..{p.max_len}{longer} "
+                f"from '{plan.params[p.length_param or 0].name}'"
             )
         elif p.role == "cstring":
             parts.append(f"{p.name}: C string, length {p.lo or 0}..{p.max_len}")

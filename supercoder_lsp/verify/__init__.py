@@ -56,7 +56,8 @@ change to what is checked (screens, harness inputs, ABI checks, comparisons, tim
 #    31: the bytes beside output buffers watched on single-stepped short inputs (a stale write-back is seen);
 #    popf is forbidden (the trap flag is the verifier's).
 #    32: every harness and timing process runs with address randomization on (code where the kernel draws it);
-#    only the island and the call stack lie at the verifier's drawn addresses.
+#    only the island and the call stack lie at the verifier's drawn addresses; one random input in 12,500 has
+#    its arrays up to 2^20 elements long.
 VERIFIER_VERSION = 32
 
 # What verification does not establish, said next to every claim (the CLI's notes, the JSON report).
@@ -93,8 +94,10 @@ LIMITS = (
     "output buffer (64 bytes either side) that writes back the bytes it read is seen on a sample of short "
     "generated inputs run single-stepped (48 a run, at most 256 bytes of buffers), else only where the end "
     "lies against a guard page",
-    "generated arrays hold at most 4,096 elements: a candidate wrong only on longer ones (16-bit lane sums "
-    "that overflow later) is caught only by the program's recorded calls",
+    "generated arrays hold at most 4,096 elements but on one random input in 12,500 (8 of 100,000), where an "
+    "array sized by a length parameter gets up to 1,048,576 (or what the length's type holds; the report says "
+    "the longest the original finished): a candidate wrong only on long arrays is caught there, or by the "
+    "program's recorded calls; an array with no length parameter, a struct and a C string are never long",
     "whole-program timing runs the -O3 program and the candidate's under one sandbox, where a workload may read "
     "the files it names and open nothing else; only runs that end with the -O3 program's exit status and output "
     "count; a program speedup beyond what the function's share of the instructions allows (callgrind, taking "

@@ -50,7 +50,7 @@ from ..harness.contract import (
     TRAILER_ABI,
     TRAILER_SYSCALL,
 )
-from ..harness.plan import Plan
+from ..harness.plan import Plan, long_inputs
 from ..harness.recorded import RecordedInputs
 from .harness_c import render_verify
 from .layout import layout_env
@@ -995,6 +995,7 @@ class FunctionHarness:
             if self.support and len(starts) > 1
             else ""
         )
+        state += self._longest()
         if self.n_recorded:
             made = self.n_inputs - self.n_recorded
             return (
@@ -1002,6 +1003,15 @@ class FunctionHarness:
                 f"calls{skipped}{state}"
             )
         return f"{self.n_inputs:,} generated inputs{skipped}{state}"
+
+    def _longest(self) -> str:
+        """The longest generated array the original finished on (its few long inputs, plan.LONG_LEN)."""
+        longs = long_inputs(self.plan, self.n_edge, self.n_random)
+        base = self.base
+        done = [n for i, n in longs.items() if base is not None and i < len(base.status) and not base.failed(i)]
+        if not longs:
+            return ""
+        return f", the longest array {max(done):,} elements" if done else ", none of its long inputs finished"
 
     def _program_agrees(self, got: Records) -> bool:
         """Whether a candidate gives the original's results on every recorded call of the program."""
