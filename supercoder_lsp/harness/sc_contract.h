@@ -49,7 +49,8 @@
     X(MXCSR, "MXCSR changed") \
     X(X87CW, "x87 control word changed") \
     X(X87STACK, "x87 register stack not empty on return (MMX without emms?)") \
-    X(FRAME, "caller's frame written (above its return address)")
+    X(FRAME, "caller's frame written (above its return address)") \
+    X(CALLER, "a value its C caller kept across the call (in a callee-saved register or its frame) changed")
 
 #define SC_ABI_ENUM(name, text) SC_ABI_##name,
 enum { SC_ABI_NONE = -1, SC_ABI_FINDINGS(SC_ABI_ENUM) SC_ABI_COUNT };

@@ -255,6 +255,7 @@ static int sc_abi(void) {
     if ((sc_state[3] & 0xffff) != (sc_state[1] & 0xffff)) return SC_ABI_X87CW;
     if (sc_fenv[4] != 0xffff) return SC_ABI_X87STACK;
     if (sc_canary_hits || sc_gap_hit()) return SC_ABI_FRAME;
+    if (sc_plain_bad) return SC_ABI_CALLER;
     return SC_ABI_NONE;
 }
 

@@ -57,7 +57,8 @@ change to what is checked (screens, harness inputs, ABI checks, comparisons, tim
 #    popf is forbidden (the trap flag is the verifier's).
 #    32: every harness and timing process runs with address randomization on (code where the kernel draws it);
 #    only the island and the call stack lie at the verifier's drawn addresses; one random input in 12,500 has
-#    its arrays up to 2^20 elements long.
+#    its arrays up to 2^20 elements long; one input in two is called by a direct call from a compiled C caller
+#    that checks what it kept across the call; the timing driver calls each copy directly.
 VERIFIER_VERSION = 32
 
 # What verification does not establish, said next to every claim (the CLI's notes, the JSON report).
@@ -85,13 +86,15 @@ LIMITS = (
     "that argument's memory; into a region its struct's pointers reach, it gets a buffer of its own",
     "the buffers and the call stack lie where a program's would, at addresses no candidate can know, and one "
     "input in four has buffers that touch no guard page; every process of a check runs with address "
-    "randomization on (its code where the kernel draws it, anew in each run, as a PIE program's); but the "
-    "function harness and the timing driver call the candidate from a place it could recognise (a "
-    "trampoline's indirect call, the driver's loop): a candidate that reads the bytes at its return address "
-    "can be right there and wrong in a real program; the program tests and workload run once as the plain "
-    "program (nothing between its callers and it), which sees it only on the calls they make",
+    "randomization on (its code where the kernel draws it, anew in each run, as a PIE program's); one input "
+    "in two calls the candidate through the checking trampoline's indirect call, the others by a direct call "
+    "from one of two compiled C callers that check, in their own code after the return, what they kept in "
+    "callee-saved registers and in their frame; the timing driver calls each copy by a direct call from its "
+    "compiled loop. Those callers are few and fixed: a candidate that learned their bytes at its return "
+    "address could still be right only after them; the program tests and workload run once as the plain "
+    "program (nothing between its callers and it), which sees that only on the calls they make",
     "buffers behind const pointers are read-only during the call on one input in four; a store beside an "
-    "output buffer (64 bytes either side) that writes back the bytes it read is seen on a sample of short "
+    "output buffer or struct (64 bytes either side) that writes back the bytes it read is seen on a sample of short "
     "generated inputs run single-stepped (48 a run, at most 256 bytes of buffers), else only where the end "
     "lies against a guard page",
     "generated arrays hold at most 4,096 elements but on one random input in 12,500 (8 of 100,000), where an "

@@ -161,10 +161,10 @@ def _read_only(plan: Plan) -> str:
 
 def _watched(plan: Plan) -> str:
     """sc_watch_regions: on one short generated input in 64 (at most 256 bytes of buffers; 48 a process), the
-    64 bytes before and after each output buffer (a plain array or string behind a non-const pointer, in a guard
-    region of its own) for sc_verify.h's single-stepped watch; the number of regions."""
+    64 bytes before and after each output buffer (an array, a string or a struct behind a non-const pointer, in
+    a guard region of its own) for sc_verify.h's single-stepped watch; the number of regions."""
     bufs = [k for k, p in enumerate(plan.params) if p.role in ("array", "cstring")]
-    outs = [k for k in bufs if not plan.params[k].ctype.startswith("const") and not plan.params[k].record]
+    outs = [k for k in bufs if not plan.params[k].ctype.startswith("const")]
 
     def nbytes(k: int) -> str:
         p = plan.params[k]
@@ -196,6 +196,51 @@ def _watched(plan: Plan) -> str:
     lines.append("    return sc_watch_n;")
     lines.append("}")
     return "\n".join(lines)
+
+
+def _plain_callers(plan: Plan, ret: str, types: list[str]) -> str:
+    """Two C callers of the function by its name (sc_fn), drawn for one input in four each (sc_call): a
+    candidate called from them is called as from any compiled C function, a direct call and compiled code
+    after it, and cannot tell them from a real caller by the bytes at its return address or by an indirect
+    call. Each checks what it kept across the call, as its own compiled code: the first six values in
+    registers (callee-saved ones, the compiler's choice), the second four words in its frame, above the
+    function's return address. The trampoline calls them, and still checks the calling convention around
+    them; a change in what they kept is SC_ABI_CALLER."""
+    params = ", ".join(f"{t} a{k}" for k, t in enumerate(types)) or "void"
+    args = ", ".join(f"a{k}" for k in range(len(types)))
+    decl = ", ".join(types) or "void"
+    get = "" if ret == "void" else f"{ret} r = "
+    give = "return;" if ret == "void" else "return r;"
+    regs = ", ".join(f'"+r"(v{k})' for k in range(6))
+    return f"""extern {ret} sc_fn_by_name({decl}) __asm__("sc_fn"); /* the function, called by its name */
+static volatile uint64_t sc_plain_seed;
+static uint64_t sc_plain_want;
+#define SC_PLAIN_FOLD(a, b, c, d, e, f) (((((a) * 31 + (b)) * 37 + (c)) * 41 + (d)) * 43 + (e)) * 47 + (f)
+__attribute__((noinline)) static {ret} sc_plain_regs({params}) {{
+    uint64_t s = sc_plain_seed, v0 = s ^ 0x5bd1e995ULL, v1 = s * 0x9e3779b97f4a7c15ULL, v2 = ~s, v3 = s + 0x632be5abULL,
+             v4 = (s >> 7) ^ 0x85ebca6bULL, v5 = (s << 9) ^ 0xc2b2ae35ULL;
+    sc_plain_want = SC_PLAIN_FOLD(v0, v1, v2, v3, v4, v5);
+    __asm__ volatile("" : {regs});
+    {get}sc_fn_by_name({args});
+    __asm__ volatile("" : {regs});
+    if (SC_PLAIN_FOLD(v0, v1, v2, v3, v4, v5) != sc_plain_want) sc_plain_bad = 1;
+    {give}
+}}
+__attribute__((noinline)) static {ret} sc_plain_frame({params}) {{
+    uint64_t s = sc_plain_seed;
+    volatile uint64_t keep[4] = {{ s ^ 0x27d4eb2fULL, s * 0x165667b1ULL, ~s ^ 0xd3a2646cULL, s + 0xfd7046c5ULL }};
+    {get}sc_fn_by_name({args});
+    if (keep[0] != (s ^ 0x27d4eb2fULL) || keep[1] != s * 0x165667b1ULL || keep[2] != (~s ^ 0xd3a2646cULL) ||
+        keep[3] != s + 0xfd7046c5ULL) sc_plain_bad = 1;
+    {give}
+}}
+/* which caller input `i` is called from: the trampoline's own indirect call (one in two), or a plain one */
+static void *sc_caller_for(uint64_t i) {{
+    uint64_t w = sc_mix(i ^ 0xca11e7ULL);
+    sc_plain_seed = sc_mix(w);
+    sc_plain_bad = 0;
+    return (w & 3) == 2 ? (void *)sc_plain_regs : (w & 3) == 3 ? (void *)sc_plain_frame : (void *)sc_fn;
+}}"""
 
 
 def render_verify(
@@ -255,12 +300,16 @@ def render_verify(
 static volatile uint64_t sc_cur;
 static uint64_t sc_upper_junk(uint64_t k);
 extern void sc_tramp(void);
+extern void *sc_target;
+extern char sc_fn[];
+{_plain_callers(plan, ret, types)}
 #define SC_WRITES_BUFFERS {int(writes)}
 #define SC_NSTACK {stack_words(plan.params)}
 {_read_only(plan)}
 static uint64_t sc_call(sc_input *in) {{
     sc_rng jr = {{ sc_mix(sc_cur ^ 0x77aa55ULL) }};
     sc_ro_begin(in);
+    sc_target = sc_caller_for(sc_cur);
     {"" if plan.ret is None else ret + " ret = "}{call};
     sc_ro_end();
     return {_ret_bits(plan)};

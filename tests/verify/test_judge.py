@@ -87,12 +87,26 @@ def test_a_candidate_that_looks_where_its_code_lies_fails_the_function_harness()
     assert c["detail"].startswith("triple(x="), c
 
 
-def test_a_candidate_that_knows_its_callers_bytes_fails_the_plain_program():
-    """Right only after the checking trampoline's or the program-test thunk's bytes at its return address:
-    the function harness alone does not see it; the program tests also run once as the plain program,
-    nothing between its callers and it."""
+def test_a_candidate_that_knows_its_callers_bytes_fails_the_function_harness():
+    """Right only after the checking trampoline's or the program-test thunk's bytes at its return address: one
+    input in two is called from a plain compiled C caller, by a direct call, and there it is wrong."""
     c = _only_candidate(FIX / "context" / "caller", "triple.c", "triple")
-    assert c["reason"] == "wrong-output" and "plain program" in c["detail"], c
+    assert c["reason"] == "wrong-output" and c["detail"].startswith("triple(x="), c
+
+
+def test_a_candidate_that_breaks_the_convention_only_after_a_direct_call_is_seen():
+    """Each keeps the calling convention where it is called through an indirect call (the trampoline) and
+    breaks it after a direct call: one zeroes callee-saved %rbx, one its caller's frame. With no program
+    tests, both passed every check (only not faster); the plain C callers check what they kept, in their
+    own compiled code."""
+    folder = FIX / "context" / "direct"
+    data = run_json(
+        str(folder / "triple.c"), "-f", "triple", "--candidates", str(folder / "cands"), "--inputs", "5000",
+    )  # fmt: skip
+    cands = data["functions"][0]["candidates"]
+    assert len(cands) == 2
+    for c in cands:
+        assert c["reason"] == "abi-violation" and "its C caller kept across the call" in c["detail"], c
 
 
 def test_a_candidate_that_knows_the_tools_program_names_fails_the_plain_program():

@@ -290,3 +290,10 @@ def test_a_store_past_the_end_that_writes_back_the_same_bytes_is_seen(tmp_path):
     beside each output buffer change under it: a stale copy written back is a store outside the object."""
     h, chk = verdict(tmp_path, "xor_bytes.c", "xor_bytes_blocks.c", "xor_bytes")
     assert (chk.ok, chk.reason) == (False, "wrong-output") and "beside a buffer" in chk.detail, chk.detail
+
+
+def test_a_store_beside_a_struct_that_writes_back_the_same_bytes_is_seen(tmp_path):
+    """The same for a struct behind a pointer: whole aligned blocks, the bytes beside the struct written back
+    as read. The bytes beside a struct parameter are watched as an array's are."""
+    h, chk = verdict(tmp_path, "bump_tail.c", "bump_tail_blocks.c", "bump_tail", compiled_types=True)
+    assert (chk.ok, chk.reason) == (False, "wrong-output") and "beside a buffer" in chk.detail, chk.detail
