@@ -164,7 +164,7 @@ def render_inputs(
         # k:n moves buffer k between the sides, with n elements; each j:m after it fixes buffer j's length
         # (one probed before it), which stays on its side
         out.append(
-            '    { const char *s = getenv("SC_PROBE_LEN"); unsigned k; unsigned long n; int used;'
+            '    { const char *s = sc_getenv("SC_PROBE_LEN"); unsigned k; unsigned long n; int used;'
             ' if (s && sscanf(s, "%u:%lu%n", &k, &n, &used) == 2 && k < SC_NP) { sc_probe_len[k] = n;'
             " for (unsigned j = 0; j < SC_NP; j++) sc_g[j].still = j != k;"
             " for (unsigned j = 0; j < SC_NR; j++) sc_rg[j].still = 1;"

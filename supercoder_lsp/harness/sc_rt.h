@@ -14,6 +14,7 @@
 #include <sys/personality.h>
 #include <time.h>
 #include <unistd.h>
+#include "sc_env.h"
 
 static inline uint64_t sc_mix(uint64_t z) {
     z += 0x9e3779b97f4a7c15ULL;
@@ -166,7 +167,7 @@ static inline unsigned char *sc_reserve_at(uintptr_t at, size_t bytes) { /* NULL
     return m;
 }
 static inline uintptr_t sc_env_address(const char *name) {
-    const char *s = getenv(name);
+    const char *s = sc_getenv(name);
     return s ? (uintptr_t)strtoull(s, 0, 16) & ~(uintptr_t)4095 : 0;
 }
 /* Whether this process's layout is the kernel's fixed one (address randomization off: the last resort of
@@ -186,7 +187,7 @@ static inline int sc_layout_fixed(void) {
 #define SC_LAYOUT_TRIES 12
 static char **sc_argv;
 static int sc_layout_again(void) { /* returns only where it cannot start again */
-    const char *s = getenv("SC_LAYOUT_TRY");
+    const char *s = sc_getenv("SC_LAYOUT_TRY");
     int n = s ? atoi(s) : 0;
     if (!sc_argv || n >= SC_LAYOUT_TRIES || sc_layout_fixed()) return 0;
     char b[16];
@@ -296,7 +297,7 @@ static int sc_long_ok __attribute__((unused));
 static uint64_t sc_loose; /* nonzero: this input's buffers lie loose; the next buffer's draw */
 static inline int sc_loose_for(uint64_t i) {
     static int probing = -1;
-    if (probing < 0) probing = getenv("SC_PROBE_LEN") != NULL;
+    if (probing < 0) probing = sc_getenv("SC_PROBE_LEN") != NULL;
     uint64_t h = sc_mix(i ^ 0x100535ULL);
     int is = !probing && (h & 3) == 0;
     sc_loose = is && !sc_flip_sides ? h | 1 : 0;
@@ -389,7 +390,7 @@ static inline uint64_t sc_now_ns(void) {
  * out of time or was not run within its budget, 2 where it crashed (the verifier runs those with its short
  * limit); NULL (and *n 0) without one. Read before the sandbox. */
 static inline unsigned char *sc_load_skip(size_t *n) {
-    const char *path = getenv("SC_SKIP");
+    const char *path = sc_getenv("SC_SKIP");
     FILE *f = path ? fopen(path, "rb") : NULL;
     unsigned char *skip = NULL;
     *n = 0;

@@ -37,6 +37,7 @@
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include "sc_contract.h"
+#include "sc_env.h"
 
 enum { SC_STRICT = 1, SC_PROGRAM = 2 };
 
@@ -71,7 +72,7 @@ static void sc_sandbox_protect_range(unsigned long lo, unsigned long hi) { sc_ra
 /* SC_PROGRAM: the files SC_SANDBOX_READ names may be opened read-only, nothing else (Landlock); 1 where
  * that holds, 0 where nothing was asked or this kernel cannot (then opens stay forbidden). */
 static int sc_sandbox_read_only_files(void) {
-    const char *list = getenv("SC_SANDBOX_READ");
+    const char *list = sc_getenv("SC_SANDBOX_READ");
     if (!list || !*list) return 0;
     long abi = syscall(SYS_landlock_create_ruleset, NULL, 0, LANDLOCK_CREATE_RULESET_VERSION);
     if (abi < 1) return 0;
@@ -119,7 +120,7 @@ static void sc_sandbox_explain(int sig, siginfo_t *info, void *uc) {
 static int sc_sandbox_install(int kind, int record_fd) {
     unsigned deny = kind == SC_STRICT ? SECCOMP_RET_TRAP : SECCOMP_RET_KILL_PROCESS;
     const int files = kind == SC_PROGRAM && sc_sandbox_read_only_files();
-    const char *explain = kind == SC_PROGRAM ? getenv("SC_SANDBOX_EXPLAIN") : NULL;
+    const char *explain = kind == SC_PROGRAM ? sc_getenv("SC_SANDBOX_EXPLAIN") : NULL;
     if (explain && !strcmp(explain, "1")) {
         struct sigaction sa;
         memset(&sa, 0, sizeof sa);
@@ -255,7 +256,7 @@ static int sc_sandbox_install(int kind, int record_fd) {
 
 static void sc_sandbox_enter(int kind, int record_fd) {
     if (sc_sandbox_install(kind, record_fd) == 0) return;
-    const char *ok = getenv("SC_ALLOW_UNSANDBOXED");
+    const char *ok = sc_getenv("SC_ALLOW_UNSANDBOXED");
     if (ok && !strcmp(ok, "1")) return;
     static const char msg[] = "sandbox unavailable: seccomp filter could not be installed\n";
     (void)!write(2, msg, sizeof msg - 1);

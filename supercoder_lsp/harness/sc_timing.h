@@ -277,6 +277,7 @@ static void sc_shuffle(int *a, sc_rng *r) {
 int main(int argc, char **argv) {
     if (argc != 5) { fprintf(stderr, "usage: %s ROUNDS BATCH_NS BUDGET_NS SEED\n", argv[0]); return 2; }
     sc_layout(argv); /* its code where the kernel draws it, its island where the verifier drew it (SC_ISLAND) */
+    sc_env_take(1, NULL); /* its settings out of the environment, where a candidate could look (sc_env.h) */
     int rounds = atoi(argv[1]);
     uint64_t target = strtoull(argv[2], 0, 10), budget = strtoull(argv[3], 0, 10), seed = strtoull(argv[4], 0, 10);
     sc_setup();

@@ -95,7 +95,7 @@ static int sc_only_recorded; /* SC_ONLY_RECORDED: the generated inputs break the
 /* Inputs on which the original ran out of time are not compared: not run again either, each would cost
  * the time limit again. Their record is the original's (timed out, no result). Read before the sandbox. */
 static void sc_read_skip(void) {
-    sc_only_recorded = getenv("SC_ONLY_RECORDED") != NULL;
+    sc_only_recorded = sc_getenv("SC_ONLY_RECORDED") != NULL;
     sc_skip = sc_load_skip(&sc_nskip);
 }
 static char *sc_gdata_init, *sc_gbss_init, *sc_fdata_init, *sc_fbss_init;
@@ -275,7 +275,7 @@ static void sc_detect_cpu(void) {
  * or where it is taken, the island's last 8 MiB, against the 64 GiB of PROT_NONE past it. */
 #define SC_STACK_SEA ((size_t)1 << 30)
 static void sc_call_stack_init(void) {
-    const char *at = getenv("SC_STACK"); /* 16-byte aligned, anywhere in its page: no fixed low bits either */
+    const char *at = sc_getenv("SC_STACK"); /* 16-byte aligned, anywhere in its page: no fixed low bits either */
     uintptr_t top = at ? (uintptr_t)strtoull(at, 0, 16) & ~(uintptr_t)15 : 0, page = (top + 4095) & ~(uintptr_t)4095;
     /* not where this process's own stack grows (1 GiB below where it is now, past any stack limit it has) */
     uintptr_t own = (uintptr_t)__builtin_frame_address(0), span = SC_CALL_STACK + 2 * SC_STACK_SEA;
@@ -356,11 +356,11 @@ static void sc_start_watchdog(void) {
     struct sigaction sa; memset(&sa, 0, sizeof sa);
     sa.sa_handler = sc_on_alarm; sa.sa_flags = SA_ONSTACK | SA_NODEFER | SA_RESTART;
     sigaction(SIGALRM, &sa, NULL);
-    const char *ms = getenv("SC_INPUT_MS");
+    const char *ms = sc_getenv("SC_INPUT_MS");
     if (ms && atoi(ms) > 0) sc_input_ms = (unsigned)atoi(ms);
-    const char *later = getenv("SC_LATER_TICKS");
+    const char *later = sc_getenv("SC_LATER_TICKS");
     if (later && atoi(later) > 0) sc_later_ticks = (unsigned)atoi(later);
-    const char *floor = getenv("SC_INPUT_FLOOR_MS");
+    const char *floor = sc_getenv("SC_INPUT_FLOOR_MS");
     unsigned every_ms = sc_input_ms;
     if (floor && atoi(floor) >= 2 && (unsigned)atoi(floor) < sc_input_ms) {
         sc_floor_looks = (unsigned)atoi(floor);
@@ -456,6 +456,7 @@ int main(int argc, char **argv) {
     sc_long_ok = 1; /* its few long inputs (inputs_c.py) */
     sc_install_handlers();
     sc_call_stack_init();
+    sc_env_take(1, NULL); /* its settings out of the environment, where a candidate could look (sc_env.h) */
     sc_detect_cpu();
     static char outbuf[1 << 16];
     setvbuf(stdout, outbuf, _IOFBF, sizeof outbuf); /* no allocation once sandboxed */
@@ -507,7 +508,7 @@ int main(int argc, char **argv) {
     /* SC_BUDGET_MS (the baseline's first run): generated inputs not reached by then are not run (SC_NOT_RUN)
      * and the run goes on with the program's recorded calls: a slow original is checked on fewer inputs,
      * and the report says how many, instead of holding its job for minutes */
-    const char *budget = getenv("SC_BUDGET_MS");
+    const char *budget = sc_getenv("SC_BUDGET_MS");
     /* static, not in this frame: an original that writes past its own frame must not move them. The edge
      * inputs get half the budget, the random ones the rest: a function of three 64-bit parameters has
      * 25,000 edge combinations, which alone would use it all */
@@ -517,7 +518,7 @@ int main(int argc, char **argv) {
     deadline = ms ? t0 + ms * 1000000ULL : 0;
     edge_deadline = ms ? t0 + ms * 500000ULL : 0;
     /* SC_FROM: start at this input (the records are of inputs SC_FROM..N-1): a run split over cores */
-    const char *from_env = getenv("SC_FROM");
+    const char *from_env = sc_getenv("SC_FROM");
     static uint64_t from;
     from = from_env ? strtoull(from_env, 0, 10) : 0;
     for (sc_cur = from; sc_cur < n; sc_cur++) {

@@ -174,7 +174,7 @@ def _watched(plan: Plan) -> str:
     if outs:
         lines.append("    static int probing = -1;")
         lines.append("    static unsigned watched; /* a step traps: each one costs microseconds */")
-        lines.append('    if (probing < 0) probing = getenv("SC_PROBE_LEN") != NULL;')
+        lines.append('    if (probing < 0) probing = sc_getenv("SC_PROBE_LEN") != NULL;')
         lines.append("    if (probing || in->deep || watched >= 48 || (sc_mix(sc_cur ^ 0x57e9ULL) & 63)) return 0;")
         total = " + ".join(f"(in->pv[{k}] ? {nbytes(k)} : 0)" for k in bufs)
         lines.append(f"    if ({total} > 256) return 0;")

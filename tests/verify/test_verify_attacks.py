@@ -268,6 +268,7 @@ def test_arguments_passed_on_the_stack(mix8, tail, reason, what):
         "sum_ints_program_heap.c",  # a buffer outside where a program's heap and mmap'd blocks lie
         "sum_ints_page_edge.c",  # a buffer against a page boundary
         "sum_ints_stack.c",  # a stack outside where a program's stacks lie
+        "sum_ints_environ.c",  # the verifier's settings in its environment
     ],
 )
 def test_a_candidate_right_only_where_it_can_tell_the_harness_is_rejected(tmp_path, wrong):
