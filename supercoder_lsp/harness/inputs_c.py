@@ -175,7 +175,7 @@ def render_inputs(
         if p.role in ("array", "cstring"):
             size = f"sizeof({p.element.ctype})" if p.role == "array" else "1"
             most = recorded.max_bytes.get(k, 0) if recorded else 0
-            out.append(f"    sc_guard_init(&sc_g[{k}], sc_max(({max(p.max_len, _long(p))} + 4) * {size}, {most}));")
+            out.append(f"    sc_guard_init(&sc_g[{k}], sc_max(({max(p.max_len, _long(p))} + 68) * {size}, {most}));")
     owned = owned_sizes(plan)
     for j in range(max(len(regions), len(owned))):
         most = max(regions[j] if j < len(regions) else 0, owned[j] if j < len(owned) else 0)
@@ -610,13 +610,14 @@ def _owned(plan: Plan, k: int, p: ParamPlan) -> list[str]:
 
 def _long(p: ParamPlan) -> int:
     """How long the long inputs make array `p` (plan.LONG_LEN), 0 where it has none."""
-    ok = p.role == "array" and p.length_param is not None and not p.probe and not p.record
+    ok = (p.role == "array" and p.length_param is not None or p.role == "cstring") and not p.probe and not p.record
     return p.long_len if ok and p.long_len > p.max_len else 0
 
 
 def _long_inputs() -> list[str]:
     """C: which random inputs are long ones, and how long: the first of them plan.LONG_LEN (or the most the
-    length's type holds), each next one twice the one before from DEFAULT_MAX_LEN, a random part more. Only
+    length's type holds), the k-th next one a random length in the k-th octave past the usual most (4,097 to
+    8,192, then to 16,384, ...), so that no range of lengths past it goes unchecked. Only
     the checking harness draws them (sc_long_ok): the timing driver times the inputs of ordinary length."""
     return [
         f"#define SC_LONG_STRIDE {LONG_STRIDE}ULL",
@@ -626,7 +627,7 @@ def _long_inputs() -> list[str]:
         "static inline size_t __attribute__((unused)) sc_long_len(uint64_t i, size_t lo, size_t most) {",
         "    uint64_t k = (i - SC_NEDGE) / SC_LONG_STRIDE;",
         "    if (k == 0) return most;",
-        "    size_t base = lo << (k < 20 ? k : 20), n = base + (size_t)(sc_mix(i ^ 0x10b6ULL) % base);",
+        "    size_t base = lo << (k - 1 < 20 ? k - 1 : 20), n = base + 1 + (size_t)(sc_mix(i ^ 0x10b6ULL) % base);",
         "    return n > most ? most : n;",
         "}",
     ]
@@ -779,12 +780,14 @@ def aliasable_pairs(plan: Plan) -> list[tuple[int, int]]:
 
 
 def _aliasing(plan: Plan) -> list[str]:
-    """Random inputs where two arrays are the same memory, or overlap by a few elements either way."""
+    """Random inputs where two arrays are the same memory, or overlap either way: by 1-3 elements, or by 4-64
+    (past a vector of 8 or 16 elements, where code that checks only the nearest overlaps goes wrong)."""
     out = []
     for a, b in aliasable_pairs(plan):
         et = plan.params[a].element.ctype
         out.append(
-            f"    if (!edge) {{ uint64_t mode = sc_below(&r, 8); size_t L = in->len[{a}], s = 1 + sc_below(&r, 3);"
+            f"    if (!edge) {{ uint64_t mode = sc_below(&r, 8); size_t L = in->len[{a}],"
+            " s = sc_below(&r, 2) ? 1 + sc_below(&r, 3) : 4 + sc_below(&r, 61);"
         )
         out.append(f"        if (mode == 0) in->pv[{b}] = in->pv[{a}];")
         # a loose placement zeroes the bytes around the new place, over where the elements were: they wait in

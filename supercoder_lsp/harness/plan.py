@@ -449,6 +449,9 @@ def _long_lengths(plans: list[ParamPlan]) -> None:
     """The length of the long inputs of each array sized by a length parameter, where the user gave no
     bound: LONG_LEN, or the most its length parameter's type holds, if that is past DEFAULT_MAX_LEN."""
     for p in plans:
+        if p.role == "cstring" and p.hi is None and not p.probe:
+            p.long_len = LONG_LEN
+            continue
         if p.role != "array" or p.length_param is None or p.hi is not None or p.record or p.probe:
             continue
         q = plans[p.length_param]
@@ -474,14 +477,21 @@ def _mix(z: int) -> int:
 def long_inputs(plan: Plan, n_edge: int, n_random: int) -> dict[int, int]:
     """The long inputs of a harness (input index -> the most elements an array gets there), as inputs_c.py's
     sc_long_for and sc_long_len draw them."""
-    longs = [p for p in plan.params if p.role == "array" and p.long_len > p.max_len and not p.probe]
+    longs = [
+        p
+        for p in plan.params
+        if (p.role == "array" and p.length_param is not None or p.role == "cstring")
+        and p.long_len > p.max_len
+        and not p.probe
+        and not p.record
+    ]
     out: dict[int, int] = {}
     for k in range(n_random // LONG_STRIDE):
         i = n_edge + k * LONG_STRIDE + LONG_STRIDE - 1
         sizes = []
         for p in longs:
-            base = p.max_len << min(k, 20)
-            sizes.append(p.long_len if k == 0 else min(p.long_len, base + _mix(i ^ 0x10B6) % base))
+            base = p.max_len << min(k - 1, 20) if k else 0
+            sizes.append(p.long_len if k == 0 else min(p.long_len, base + 1 + _mix(i ^ 0x10B6) % base))
         if sizes:
             out[i] = max(sizes)
     return out
@@ -642,7 +652,8 @@ def describe(plan: Plan) -> str:
                 f"from '{plan.params[p.length_param or 0].name}'"
             )
         elif p.role == "cstring":
-            parts.append(f"{p.name}: C string, length {p.lo or 0}..{p.max_len}")
+            longer = f", {p.long_len:,} on one random input in {LONG_STRIDE:,}" if p.long_len else ""
+            parts.append(f"{p.name}: C string, length {p.lo or 0}..{p.max_len}{longer}")
         elif p.role == "length":
             continue
         elif p.callback:

@@ -92,7 +92,9 @@ LIMITS = (
     "callee-saved registers and in their frame; the timing driver calls each copy by a direct call from its "
     "compiled loop. Those callers are few and fixed: a candidate that learned their bytes at its return "
     "address could still be right only after them; the program tests and workload run once as the plain "
-    "program (nothing between its callers and it), which sees that only on the calls they make",
+    "program (nothing between its callers and it), which sees that only on the calls they make; the verifier's "
+    "settings are taken out of the environment before a candidate runs, but the harness's own name (argv[0], "
+    "its executable in a folder of the tool's) can still be read",
     "buffers behind const pointers are read-only during the call on one input in four; a store beside an "
     "output buffer or struct (64 bytes either side) that writes back the bytes it read is seen on a sample of short "
     "generated inputs run single-stepped (48 a run, at most 256 bytes of buffers), else only where the end "

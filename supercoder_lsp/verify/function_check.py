@@ -53,7 +53,7 @@ from ..harness.contract import (
 from ..harness.plan import Plan, long_inputs
 from ..harness.recorded import RecordedInputs
 from .harness_c import render_verify
-from .layout import layout_env
+from .layout import caller_draw, layout_env
 from .program_state import render_snapshots
 from .sandbox import RunResult, run_limited
 
@@ -247,7 +247,7 @@ class FunctionHarness:
         """The harness's C text, and its stamp: the text and the recorded calls' bytes it includes."""
         snaps = render_snapshots(self.states, self.support[0] if self.support else None)
         self.n_states = int(snaps.split("\n", 1)[0].split()[-1])
-        text = render_verify(self.plan, self.seed, self.n_random, snaps, self.recorded, blob)
+        text = render_verify(self.plan, self.seed, self.n_random, snaps, self.recorded, blob, caller_draw(self.name))
         # the recorded calls' bytes are in the object too (.incbin), not in the text
         stamp = text + (f"\n/* {hashlib.sha256(self.recorded.blob).hexdigest()} */\n" if self.recorded else "")
         return text, stamp

@@ -3,6 +3,7 @@ trampoline and writes one record (return value, hash of buffers) per input."""
 
 from __future__ import annotations
 
+import random
 from pathlib import Path
 
 from ..harness.inputs_c import call_args, render_inputs, ret_ctype
@@ -198,40 +199,82 @@ def _watched(plan: Plan) -> str:
     return "\n".join(lines)
 
 
-def _plain_callers(plan: Plan, ret: str, types: list[str]) -> str:
+def _perturb(plan: Plan) -> str:
+    """sc_perturb: one bit of one byte of the input's buffers flipped, the byte and bit drawn from the input's
+    index; 0 where it has no buffer bytes (sc_verify.h's sc_one calls the function on it first, on a sample of
+    inputs: what a call keeps for the next one must not change the next one's result)."""
+    bufs = [k for k, p in enumerate(plan.params) if p.role in ("array", "cstring")]
+    lines = [
+        "static int sc_perturb(sc_input *in) {",
+        "    sc_rng pr = { sc_mix(sc_cur ^ 0x9e77ULL) };",
+        "    size_t total = 0;",
+    ]
+    if not bufs:
+        lines += ["    (void)in; (void)pr; (void)total;", "    return 0;", "}"]
+        return "\n".join(lines)
+
+    def nbytes(k: int) -> str:
+        p = plan.params[k]
+        size = f"sizeof({p.element.ctype})" if p.role == "array" else "1"
+        return f"(in->pv[{k}] ? (size_t)in->len[{k}] * {size} : 0)"
+
+    lines.append(f"    total = {' + '.join(nbytes(k) for k in bufs)};")
+    lines.append("    if (!total) return 0;")
+    lines.append("    size_t at = (size_t)sc_below(&pr, total);")
+    for k in bufs:
+        lines.append(
+            f"    if (at < {nbytes(k)}) {{ ((unsigned char *)in->pv[{k}])[at] ^= (unsigned char)(1u << sc_below(&pr, 8));"
+            " return 1; }"
+        )
+        lines.append(f"    at -= {nbytes(k)};")
+    lines += ["    return 0;", "}"]
+    return "\n".join(lines)
+
+
+def _plain_callers(plan: Plan, ret: str, types: list[str], draw: int) -> str:
     """Two C callers of the function by its name (sc_fn), drawn for one input in four each (sc_call): a
     candidate called from them is called as from any compiled C function, a direct call and compiled code
-    after it, and cannot tell them from a real caller by the bytes at its return address or by an indirect
-    call. Each checks what it kept across the call, as its own compiled code: the first six values in
-    registers (callee-saved ones, the compiler's choice), the second four words in its frame, above the
-    function's return address. The trampoline calls them, and still checks the calling convention around
-    them; a change in what they kept is SC_ABI_CALLER."""
+    after it, and cannot tell them from a real caller by an indirect call. Each checks what it kept across
+    the call, in its own compiled code: the first some values in registers (callee-saved ones, the
+    compiler's choice), the second some words in its frame, above the function's return address. How many,
+    and their constants, are drawn for each harness (`draw`, verify/layout.py: unknown outside the process),
+    so that the bytes after the call differ from one harness to the next. The trampoline calls them, and
+    still checks the calling convention around them; a change in what they kept is SC_ABI_CALLER."""
+    rng = random.Random(draw)
+    n_regs, n_words = rng.randint(3, 6), rng.randint(2, 6)
+    const = [f"0x{rng.getrandbits(64):x}ULL" for _ in range(n_regs + n_words)]
+    odd = [f"0x{rng.getrandbits(32) | 1:x}ULL" for _ in range(n_regs)]
     params = ", ".join(f"{t} a{k}" for k, t in enumerate(types)) or "void"
     args = ", ".join(f"a{k}" for k in range(len(types)))
     decl = ", ".join(types) or "void"
     get = "" if ret == "void" else f"{ret} r = "
     give = "return;" if ret == "void" else "return r;"
-    regs = ", ".join(f'"+r"(v{k})' for k in range(6))
+    regs = ", ".join(f'"+r"(v{k})' for k in range(n_regs))
+    values = ", ".join(
+        f"v{k} = {'s' if k % 3 == 0 else '~s' if k % 3 == 1 else '(s >> 7)'} ^ {const[k]}" for k in range(n_regs)
+    )
+    fold = "0"
+    for k in range(n_regs):
+        fold = f"({fold}) * {odd[k]} + v{k}"
+    words = ", ".join(f"s ^ {const[n_regs + k]}" for k in range(n_words))
+    kept = " || ".join(f"keep[{k}] != (s ^ {const[n_regs + k]})" for k in range(n_words))
     return f"""extern {ret} sc_fn_by_name({decl}) __asm__("sc_fn"); /* the function, called by its name */
 static volatile uint64_t sc_plain_seed;
 static uint64_t sc_plain_want;
-#define SC_PLAIN_FOLD(a, b, c, d, e, f) (((((a) * 31 + (b)) * 37 + (c)) * 41 + (d)) * 43 + (e)) * 47 + (f)
 __attribute__((noinline)) static {ret} sc_plain_regs({params}) {{
-    uint64_t s = sc_plain_seed, v0 = s ^ 0x5bd1e995ULL, v1 = s * 0x9e3779b97f4a7c15ULL, v2 = ~s, v3 = s + 0x632be5abULL,
-             v4 = (s >> 7) ^ 0x85ebca6bULL, v5 = (s << 9) ^ 0xc2b2ae35ULL;
-    sc_plain_want = SC_PLAIN_FOLD(v0, v1, v2, v3, v4, v5);
+    uint64_t s = sc_plain_seed, {values};
+    sc_plain_want = {fold};
     __asm__ volatile("" : {regs});
     {get}sc_fn_by_name({args});
     __asm__ volatile("" : {regs});
-    if (SC_PLAIN_FOLD(v0, v1, v2, v3, v4, v5) != sc_plain_want) sc_plain_bad = 1;
+    if ({fold} != sc_plain_want) sc_plain_bad = 1;
     {give}
 }}
 __attribute__((noinline)) static {ret} sc_plain_frame({params}) {{
     uint64_t s = sc_plain_seed;
-    volatile uint64_t keep[4] = {{ s ^ 0x27d4eb2fULL, s * 0x165667b1ULL, ~s ^ 0xd3a2646cULL, s + 0xfd7046c5ULL }};
+    volatile uint64_t keep[{n_words}] = {{ {words} }};
     {get}sc_fn_by_name({args});
-    if (keep[0] != (s ^ 0x27d4eb2fULL) || keep[1] != s * 0x165667b1ULL || keep[2] != (~s ^ 0xd3a2646cULL) ||
-        keep[3] != s + 0xfd7046c5ULL) sc_plain_bad = 1;
+    if ({kept}) sc_plain_bad = 1;
     {give}
 }}
 /* which caller input `i` is called from: the trampoline's own indirect call (one in two), or a plain one */
@@ -239,6 +282,7 @@ static void *sc_caller_for(uint64_t i) {{
     uint64_t w = sc_mix(i ^ 0xca11e7ULL);
     sc_plain_seed = sc_mix(w);
     sc_plain_bad = 0;
+    if (sc_force_tramp) return (void *)sc_fn;
     return (w & 3) == 2 ? (void *)sc_plain_regs : (w & 3) == 3 ? (void *)sc_plain_frame : (void *)sc_fn;
 }}"""
 
@@ -250,8 +294,10 @@ def render_verify(
     snapshots: str = "",
     recorded: RecordedInputs | None = None,
     blob: Path | None = None,
+    callers: int = 0,
 ) -> str:
-    """The verification harness: links with one object that defines `sc_fn`; `snapshots` is the C of
+    """The verification harness: links with one object that defines `sc_fn`; `callers` draws its plain C
+    callers (_plain_callers); `snapshots` is the C of
     the recorded program states (verify/program_state.render_snapshots), `recorded` the program's
     recorded calls (harness/recorded.py, their bytes in the file `blob`)."""
     types, vals = _padded_call(plan)
@@ -302,15 +348,26 @@ static uint64_t sc_upper_junk(uint64_t k);
 extern void sc_tramp(void);
 extern void *sc_target;
 extern char sc_fn[];
-{_plain_callers(plan, ret, types)}
+{_plain_callers(plan, ret, types, callers)}
 #define SC_WRITES_BUFFERS {int(writes)}
 #define SC_NSTACK {stack_words(plan.params)}
 {_read_only(plan)}
+/* The SSE floating-point mode a call runs in: the default, but on one input in eight a rounding mode of
+ * fesetround's or flush-to-zero with denormals-are-zero (what -ffast-math's startup sets), as a program may
+ * run it; the original's runs and the candidate's alike. A candidate that sets its own mode is wrong there. */
+static uint32_t sc_fp_mode(uint64_t i) {{
+    static const uint32_t modes[4] = {{ 0x1f80 | 0x4000, 0x1f80 | 0x2000, 0x1f80 | 0x6000, 0x1f80 | 0x8040 }};
+    uint64_t w = sc_mix(i ^ 0xfe5e7ULL);
+    return (w & 7) == 0 ? modes[(w >> 3) & 3] : 0x1f80;
+}}
 static uint64_t sc_call(sc_input *in) {{
     sc_rng jr = {{ sc_mix(sc_cur ^ 0x77aa55ULL) }};
     sc_ro_begin(in);
     sc_target = sc_caller_for(sc_cur);
+    uint32_t fp_mode = sc_fp_mode(sc_cur);
+    if (fp_mode != 0x1f80) __asm__ volatile("ldmxcsr %0" :: "m"(fp_mode));
     {"" if plan.ret is None else ret + " ret = "}{call};
+    if (fp_mode != 0x1f80) {{ uint32_t d = 0x1f80; __asm__ volatile("ldmxcsr %0" :: "m"(d)); }}
     sc_ro_end();
     return {_ret_bits(plan)};
 }}
@@ -325,6 +382,7 @@ static void sc_show(sc_input *in, const char *f) {{
 static void sc_show_ret(uint64_t bits) {{ {show_ret} }}
 {snapshots or render_snapshots([], None)}
 static unsigned sc_watch_regions(const sc_input *in);
+{_perturb(plan)}
 #include "sc_verify.h"
 {_watched(plan)}
 """

@@ -45,3 +45,9 @@ def layout_env(name: str) -> dict[str, str]:
     island = _draw(name, "island", lo, hi, PAGE)
     stack = _draw(name, "stack", *STACK_RANGE, 16)
     return {"SC_ISLAND": f"{island:x}", "SC_STACK": f"{stack:x}"}
+
+
+def caller_draw(name: str) -> int:
+    """A number drawn for function `name`'s harness, unknown outside this process: the shape and constants of
+    its plain C callers (verify/harness_c.py), so that no fixed bytes follow their call of the function."""
+    return _draw(name, "callers", 0, 1 << 62, 1)

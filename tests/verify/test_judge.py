@@ -109,12 +109,13 @@ def test_a_candidate_that_breaks_the_convention_only_after_a_direct_call_is_seen
         assert c["reason"] == "abi-violation" and "its C caller kept across the call" in c["detail"], c
 
 
-def test_a_candidate_that_knows_the_tools_program_names_fails_the_plain_program():
-    """Right only where argv[0] names the tool's builds (prog-<label>), found by scanning up its stack: the
-    plain run is a copy named after the user's file in a fresh build folder, started as ./NAME with the
-    user's environment, as the user runs it."""
+def test_a_candidate_that_knows_the_tools_program_names_is_rejected():
+    """Right only where argv[0] names the tool's builds (prog-<label>), found by scanning up its stack after a
+    direct call: the plain run is a copy named after the user's file in a fresh build folder, started as
+    ./NAME with the user's environment, as the user runs it; and in the function harness, where one input in
+    two is called directly, its scan runs off the call stack's top."""
     c = _only_candidate(FIX / "context" / "rev", "rev.c", "rev64")
-    assert c["reason"] == "wrong-output" and "plain program" in c["detail"], c
+    assert c["reason"] in ("wrong-output", "crash"), c
 
 
 def test_a_memo_kept_in_the_mmx_registers_does_not_pay_off_in_timing():

@@ -12,7 +12,7 @@ from support import FIXTURES, asm_fn, check_asm, make_harness
 from supercoder_lsp import build
 from supercoder_lsp.asm.cut import cut_function
 from supercoder_lsp.asm.features import cpu_flags
-from supercoder_lsp.harness.plan import make_plan
+from supercoder_lsp.harness.plan import LONG_STRIDE, make_plan
 from supercoder_lsp.model import BuildConfig
 from supercoder_lsp.source import parse_functions
 
@@ -40,6 +40,13 @@ def test_long_arrays_catch_lane_sums_that_wrap(tmp_path):
     assert n > 2000  # a length that the old 64-element cap never reached
 
 
+def test_lengths_just_past_the_usual_most_are_checked(tmp_path):
+    """Wrong only on 4,097 to 8,191 elements: the long inputs cover every octave past 4,096, the first one
+    (4,097 to 8,192) included; they started at 8,192."""
+    h, chk = verdict(tmp_path, "sum_ints.c", "sum_ints_between_lengths.c", "sum_ints", n_random=2 * LONG_STRIDE)
+    assert (chk.ok, chk.reason) == (False, "wrong-output"), chk.detail
+
+
 def test_a_signed_length_is_also_negative(tmp_path):
     """Treating `int n` as unsigned reads far past an empty buffer where the original reads nothing."""
     h, chk = verdict(tmp_path, "sum_ints.c", "sum_ints_unsigned.c", "sum_ints")
@@ -54,6 +61,13 @@ def test_two_pointers_share_a_length_and_may_overlap(tmp_path):
     assert plan.supported, plan.why
     assert [p.role for p in plan.params] == ["array", "array", "length"]
     h, chk = verdict(tmp_path, "inc_copy.c", "inc_copy_restrict.c", "inc_copy")
+    assert (chk.ok, chk.reason) == (False, "wrong-output"), chk.detail
+
+
+def test_overlaps_past_a_vector_are_drawn(tmp_path):
+    """Blocks of 8 with a check for overlaps of 1-3 elements only: wrong where the buffers are 4-7 apart,
+    which the inputs did not draw."""
+    h, chk = verdict(tmp_path, "inc_copy.c", "inc_copy_blocks8.c", "inc_copy")
     assert (chk.ok, chk.reason) == (False, "wrong-output"), chk.detail
 
 
@@ -298,3 +312,11 @@ def test_a_store_beside_a_struct_that_writes_back_the_same_bytes_is_seen(tmp_pat
     as read. The bytes beside a struct parameter are watched as an array's are."""
     h, chk = verdict(tmp_path, "bump_tail.c", "bump_tail_blocks.c", "bump_tail", compiled_types=True)
     assert (chk.ok, chk.reason) == (False, "wrong-output") and "beside a buffer" in chk.detail, chk.detail
+
+
+def test_a_result_kept_for_the_next_call_is_seen(tmp_path):
+    """A memo below the stack pointer, keyed on a few of the input's elements: right on every new input, stale
+    where a program calls it again on a buffer it changed. On a sample of inputs the harness calls it first on
+    the input with one bit of its buffers flipped, then on the input."""
+    h, chk = verdict(tmp_path, "sum_ints.c", "sum_ints_memo.c", "sum_ints")
+    assert (chk.ok, chk.reason) == (False, "wrong-output"), chk.detail
