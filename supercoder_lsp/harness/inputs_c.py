@@ -218,6 +218,11 @@ def render_inputs(
                 if p.lo is not None and p.hi is not None:
                     rnd = f"sc_clamp({rnd}, {int(p.signed)}, {_u64(int(p.lo))}, {_u64(int(p.hi))})"
             out.append(f"    in->iv[{k}] = edge ? sc_edge{k}[e{k}] : {rnd};")
+            if p.role == "int":  # one random input in sixteen: near an edge of its type (sc_near_edge); apart from `r`
+                near = f"sc_near_edge(sc_mix(i ^ (0xed6fULL + {k})), {p.bits}, {int(p.signed)})"
+                if p.lo is not None and p.hi is not None:
+                    near = f"sc_clamp({near}, {int(p.signed)}, {_u64(int(p.lo))}, {_u64(int(p.hi))})"
+                out.append(f"    if (!edge && (sc_mix(i ^ (0xed6eULL + {k})) & 15) == 0) in->iv[{k}] = {near};")
         elif p.role == "float":
             rnd = "sc_rand_double(&r)"
             if p.lo is not None and p.hi is not None:
@@ -233,6 +238,7 @@ def render_inputs(
                 f" : in->len[{i}]; (({et} *)in->pv[{k}])[0] = ({et})v; }}"
             )
     out += relations
+    out += _keys_from_data(plan)
     out += _aliasing(plan)
     if owned_sizes(plan):  # a struct generated with what it owns: compared as a deep call is (its words
         # from each buffer's start: where the buffer lies, at the start or the end of its pages, changes nothing)
@@ -678,6 +684,15 @@ def _buffer(plan: Plan, k: int, p: ParamPlan, ne: int) -> list[str]:
             f"else if (pat{k} == 0) a{k}[t] = ({et})((t & 1) ? -(int64_t)t : (int64_t)t * 0x10001); "
             f"else {{ {rnd} }} }}"
         )
+        if p.element.role == "int" and not p.record:
+            # one random input in eight: sorted up to a random cut or to the end, as a program's sorted data:
+            # increasing (steps of 1-3) or with runs of equal elements (0-2); drawn apart from `r`
+            out.append(
+                f"    if (!edge && pat{k} == 2 && L{k} > 1 && (sc_mix(i ^ (0x50e7ULL + {k})) & 7) == 0) {{"
+                f" sc_rng sr = {{ sc_mix(i ^ (0x5047ULL + {k})) }}; size_t cut = sc_below(&sr, 2) ? L{k} : 1 + sc_below(&sr, L{k});"
+                f" uint64_t step = sc_below(&sr, 2); {et} v = ({et})(a{k}[0] / 4);"
+                f" for (size_t t = 0; t < cut; t++) {{ a{k}[t] = v; v = ({et})(v + ({et})(step + sc_below(&sr, 3))); }} }}"
+            )
         out += _record_fields(k, p, bool(plan.constants), plan)
         if p.null_offsets:
             out.append(f"    sc_nullptrs{k}(a{k});")
@@ -695,6 +710,16 @@ def _buffer(plan: Plan, k: int, p: ParamPlan, ne: int) -> list[str]:
             f"    for (size_t t = 0; t < L{k}; t++) a{k}[t] = pat{k} == 0 ? (unsigned char)(32 + sc_below(&r, 95))"
             f" : pat{k} == 1 ? (unsigned char)(1 + sc_below(&r, 255))"
             f" : (unsigned char)sc_alpha{k}[sc_below(&r, sizeof sc_alpha{k} - 1)];"
+        )
+        # one random input in eight: words of a text, as a program's strings are (a word such as "the " is
+        # almost never drawn letter by letter); drawn apart from `r`
+        out.append(
+            f"    if (!edge && pat{k} == 2 && (sc_mix(i ^ (0x7e47ULL + {k})) & 7) == 0) {{"
+            f' static const char *const sc_words{k}[] = {{ "the ", "and ", "of ", "to ", "a ", "in ",'
+            f' "is ", "that ", "it ", "for ", "The ", "\\n", ", ", ". ", "e", "s ", "  ", "\\t" }};'
+            f" sc_rng sr = {{ sc_mix(i ^ (0x7e4bULL + {k})) }}; size_t t = 0;"
+            f" while (t < L{k}) {{ const char *w = sc_words{k}[sc_below(&sr, sizeof sc_words{k} / sizeof *sc_words{k})];"
+            f" while (*w && t < L{k}) a{k}[t++] = (unsigned char)*w++; }} }}"
         )
         out.append(f"    a{k}[L{k}] = 0;")
     out.append(f"    in->pv[{k}] = a{k}; in->len[{k}] = L{k};")
@@ -757,6 +782,32 @@ def _field_relations(plan: Plan) -> tuple[list[str], list[str]]:
             f" v += sc_below(&r, 3) - 1; in->iv[{k}] = {val}; }} }}"
         )
     return top, body
+
+
+def _keys_from_data(plan: Plan) -> list[str]:
+    """C that sets an integer parameter, one random input in eight, to one of the elements of an integer
+    array of the input: a key searched for, counted or compared is almost never met by a random draw, and
+    a program passes one it has. Drawn apart from `r`."""
+    ints = [k for k, p in enumerate(plan.params) if p.role == "int" and not p.callback]
+    arrays = [
+        k
+        for k, p in enumerate(plan.params)
+        if p.role == "array" and not p.record and p.element is not None and p.element.role == "int"
+    ]
+    out: list[str] = []
+    for k in ints:
+        p = plan.params[k]
+        for n, a in enumerate(arrays):
+            et = plan.params[a].element.ctype
+            val = f"(uint64_t)({'(int64_t)' if p.signed else ''}({p.ctype})v)"
+            if p.lo is not None and p.hi is not None:
+                val = f"sc_clamp({val}, {int(p.signed)}, {_u64(int(p.lo))}, {_u64(int(p.hi))})"
+            out.append(
+                f"    if (!edge && (sc_mix(i ^ (0x6b3ULL + {k})) & 7) == 0 && sc_mix(i ^ 0x6b5ULL) % {len(arrays)} == {n}"
+                f" && in->pv[{a}] && in->len[{a}]) {{ sc_rng kr = {{ sc_mix(i ^ (0x6b7ULL + {k})) }};"
+                f" {et} v = (({et} *)in->pv[{a}])[sc_below(&kr, in->len[{a}])]; in->iv[{k}] = {val}; }}"
+            )
+    return out
 
 
 def aliasable_pairs(plan: Plan) -> list[tuple[int, int]]:

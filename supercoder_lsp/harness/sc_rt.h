@@ -68,6 +68,23 @@ static inline uint64_t sc_rand_int(sc_rng *r, int bits, int is_signed) {
     return v;
 }
 
+/* An integer near one of its type's edges (the most, the least, the middle of an unsigned range), inward by
+ * up to 2^15 on a log scale, from hash `h`: random draws of the full width almost never come within a
+ * thousand of the most (a candidate wrong on (unsigned)-3..-1000 passed) */
+static inline uint64_t sc_near_edge(uint64_t h, int bits, int is_signed) {
+    uint64_t mask = bits < 64 ? (1ULL << bits) - 1 : ~0ULL, top = bits < 64 ? 1ULL << (bits - 1) : 1ULL << 63;
+    uint64_t d = (h >> 16) & ((1ULL << ((h >> 4) & 15)) - 1), v;
+    switch (h & 3) {
+    case 0: v = (is_signed ? top - 1 : mask) - d; break;    /* the most */
+    case 1: v = is_signed ? top + d : d; break;             /* the least */
+    case 2: v = top - 1 - d; break;                         /* below the middle of the range */
+    default: v = top + d; break;                            /* above it */
+    }
+    v &= mask;
+    if (is_signed && bits < 64 && ((v >> (bits - 1)) & 1)) v |= ~mask;
+    return v;
+}
+
 static inline uint64_t sc_clamp(uint64_t v, int is_signed, uint64_t lo, uint64_t hi) {
     if (is_signed) {
         int64_t s = (int64_t)v, l = (int64_t)lo, h = (int64_t)hi;

@@ -58,13 +58,27 @@ change to what is checked (screens, harness inputs, ABI checks, comparisons, tim
 #    32: every harness and timing process runs with address randomization on (code where the kernel draws it);
 #    only the island and the call stack lie at the verifier's drawn addresses; one random input in 12,500 has
 #    its arrays up to 2^20 elements long; one input in two is called by a direct call from a compiled C caller
-#    that checks what it kept across the call; the timing driver calls each copy directly.
+#    that checks what it kept across the call; the timing driver calls each copy directly; inputs with sorted
+#    arrays, words, keys from the data, integers near their edges, overlaps of 4-64, non-default SSE modes; a
+#    neighbour of the input run first on a sample.
 VERIFIER_VERSION = 32
 
 # What verification does not establish, said next to every claim (the CLI's notes, the JSON report).
 LIMITS = (
     "verified by testing, not proof (unless the claim says proven): an input the generator never draws can "
-    "still differ",
+    "still differ. Besides random values, one random input in eight has its integer arrays sorted, its C "
+    "strings made of words and an integer argument equal to one of its array's elements, one in sixteen an "
+    "integer near an edge of its type; other shapes of a program's data (a struct graph, a particular text) "
+    "are met only in its recorded calls",
+    "buffers lie on the verifier's island, never on the caller's stack, in the program's data or in a malloc'd "
+    "block with its header; a candidate that tells a check from a real call by where its buffer lies, by "
+    "the bytes around it, or by finding the checking trampoline's return address on its stack, can be right "
+    "there and wrong in a program: only the program tests' plain run, on the calls they make, sees that",
+    "state kept from call to call: on one input in sixteen the function runs first on a neighbour of the "
+    "input (one bit of its buffers flipped), so a memo keyed on part of its input is stale there; one wrong "
+    "only after more calls than a harness process makes (tens of thousands) is not seen",
+    "one input in eight runs in a non-default SSE mode (a rounding mode, or flush-to-zero with "
+    "denormals-are-zero); the x87 control word is always the default",
     "where the -O3 original runs out of time or fails on most generated inputs, its integer inputs are narrowed "
     "(the claim says 'with len in [0, 4095]'): a candidate is not checked outside that range",
     "writes below the red zone are caught only when a signal lands while the data is live",
@@ -99,10 +113,11 @@ LIMITS = (
     "output buffer or struct (64 bytes either side) that writes back the bytes it read is seen on a sample of short "
     "generated inputs run single-stepped (48 a run, at most 256 bytes of buffers), else only where the end "
     "lies against a guard page",
-    "generated arrays hold at most 4,096 elements but on one random input in 12,500 (8 of 100,000), where an "
-    "array sized by a length parameter gets up to 1,048,576 (or what the length's type holds; the report says "
-    "the longest the original finished): a candidate wrong only on long arrays is caught there, or by the "
-    "program's recorded calls; an array with no length parameter, a struct and a C string are never long",
+    "generated arrays hold at most 4,096 elements (C strings 1,024) but on one random input in 12,500 (8 of "
+    "100,000), where an array sized by a length parameter or a C string gets up to 1,048,576 (or what the "
+    "length's type holds): one such input the longest, the others one in each octave past 4,096 (4,097-8,192, "
+    "...); the report says the longest the original finished. An array with no length parameter and a struct "
+    "are never long, and a slow original may finish none",
     "whole-program timing runs the -O3 program and the candidate's under one sandbox, where a workload may read "
     "the files it names and open nothing else; only runs that end with the -O3 program's exit status and output "
     "count; a program speedup beyond what the function's share of the instructions allows (callgrind, taking "

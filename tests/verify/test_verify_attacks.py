@@ -320,3 +320,19 @@ def test_a_result_kept_for_the_next_call_is_seen(tmp_path):
     the input with one bit of its buffers flipped, then on the input."""
     h, chk = verdict(tmp_path, "sum_ints.c", "sum_ints_memo.c", "sum_ints")
     assert (chk.ok, chk.reason) == (False, "wrong-output"), chk.detail
+
+
+@pytest.mark.parametrize(
+    "original, wrong, name",
+    [
+        ("find_first.c", "find_first_sorted.c", "find_first"),  # sorted data, and a key that is in it
+        ("count_spaces.c", "count_spaces_the.c", "count_spaces"),  # the words of a text
+        ("ones64.c", "ones64_near_top.c", "ones64"),  # integers near the top of their type
+    ],
+)
+def test_data_a_program_has_and_random_draws_do_not_is_generated(tmp_path, original, wrong, name):
+    """Each one is right on random data and wrong on data programs pass all the time: sorted arrays with a key
+    from them, text of words, integers near their type's most. One random input in eight (sixteen for the
+    integers) is drawn so."""
+    h, chk = verdict(tmp_path, original, wrong, name)
+    assert (chk.ok, chk.reason) == (False, "wrong-output"), chk.detail
