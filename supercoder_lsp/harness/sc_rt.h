@@ -295,6 +295,7 @@ static inline void sc_guard_init(sc_guard *g, size_t bytes) {
 /* Whether the plain C caller of this call (verify/harness_c.py's sc_plain_*) saw what it kept change */
 static int sc_plain_bad __attribute__((unused));
 static int sc_force_tramp __attribute__((unused)); /* every call through the trampoline alone: to name a finding */
+static int sc_plain_used __attribute__((unused)); /* whether the last call came from a plain C caller */
 /* Long inputs (harness/inputs_c.py's sc_long_for): drawn by the checking harness only, which sets this; the
  * timing driver and the runtime's own tests time and run inputs of ordinary length */
 static int sc_long_ok __attribute__((unused));

@@ -282,7 +282,9 @@ static void *sc_caller_for(uint64_t i) {{
     uint64_t w = sc_mix(i ^ 0xca11e7ULL);
     sc_plain_seed = sc_mix(w);
     sc_plain_bad = 0;
+    sc_plain_used = 0;
     if (sc_force_tramp) return (void *)sc_fn;
+    sc_plain_used = (w & 3) >= 2;
     return (w & 3) == 2 ? (void *)sc_plain_regs : (w & 3) == 3 ? (void *)sc_plain_frame : (void *)sc_fn;
 }}"""
 
