@@ -247,6 +247,7 @@ static uint64_t sc_upper_junk(uint64_t k) {
 static const char *const sc_abi_text[] = { SC_ABI_FINDINGS(SC_ABI_TEXT) };
 #undef SC_ABI_TEXT
 static int sc_abi(void) {
+    if (sc_plain_native) return sc_plain_bad ? SC_ABI_CALLER : SC_ABI_NONE; /* no trampoline: sc_plain.h */
     if (sc_done != sc_nonce) return SC_ABI_RETURN;
     for (int k = 0; k < 6; k++) if (sc_after[k] != sc_sent[k]) return SC_ABI_RBX + k;
     if (sc_rsp_after != sc_rsp_before) return SC_ABI_RSP;
@@ -462,6 +463,58 @@ static uint64_t sc_one(sc_input *in, uint64_t *ret, uint64_t *outputs) {
            (watch && sc_watch_bad ? SC_STORED_AROUND : 0);
 }
 
+/* State kept from call to call, in memory the function does not own (a count below the stack, where a
+ * program's own frames come and go): one input, the first random one (SC_REPEATED), is called again and
+ * again before its recorded call, up to SC_REPEAT_MAX times or for SC_REPEAT_MS, from the same plain C
+ * caller on the harness's own stack (sc_plain.h), its buffers made anew before each call that may write
+ * them. The original's runs and the candidate's alike: a candidate that goes wrong after many calls then
+ * differs on its recorded call, and one that crashes in between has that crash as the input's result.
+ * Not where the call printed or used files (it would again). Returns the signal of a crash, else 0. */
+#define SC_REPEAT_MAX 1000000ULL
+#define SC_REPEAT_MIN 200000ULL /* at least, unless they take SC_REPEAT_MOST_MS */
+#define SC_REPEAT_MS 120
+#define SC_REPEAT_MOST_MS 1000
+static int sc_repeat(sc_input *in) {
+    if (sc_cur != SC_REPEATED || in->deep || (sc_mode & 8)) return 0;
+    static uint64_t end, most, r;
+    static char *wrote_at;
+    end = sc_now_ns() + SC_REPEAT_MS * 1000000ULL;
+    most = end + (SC_REPEAT_MOST_MS - SC_REPEAT_MS) * 1000000ULL;
+    wrote_at = stdout->_IO_write_ptr;
+    int sig;
+    if ((sig = sigsetjmp(sc_jmp, 0)) != 0) {
+        sc_ro_end();
+        __asm__ volatile("fninit\n\tcld" ::: "memory");
+        uint32_t mx = 0x1f80; __asm__ volatile("ldmxcsr %0" :: "m"(mx));
+        sc_io_on = 0;
+        sc_heap_release();
+        return sig == SIGALRM ? 0 : sig; /* a call that ran out of time: its recorded call says so */
+    }
+    sc_watch_n = 0;
+    sc_priming = 1;
+    for (r = 0; r < SC_REPEAT_MAX; r++) {
+        if ((r & 255) == 0 && (r >= SC_REPEAT_MIN || sc_now_ns() > most) && sc_now_ns() > end) break;
+        if (r && SC_WRITES_BUFFERS) sc_gen(sc_cur, in);
+        sc_globals_for(sc_cur);
+        sc_heap_begin();
+        sc_io_begin(sc_cur);
+        sc_watch_seen = ~0ULL; /* each call its own time limit (sc_on_alarm) */
+        sc_in_call = 1;
+        (void)sc_call(in);
+        sc_in_call = 0;
+        sc_io_on = 0;
+        sc_heap_release();
+        if (stdout->_IO_write_ptr != wrote_at) { /* what it printed unsaid (still in the buffer): its recorded call says it */
+            if (stdout->_IO_write_ptr > wrote_at) stdout->_IO_write_ptr = wrote_at;
+            break;
+        }
+        if (sc_io_used) break;
+    }
+    sc_priming = 0;
+    if (SC_WRITES_BUFFERS) sc_gen(sc_cur, in);
+    return 0;
+}
+
 int main(int argc, char **argv) {
     sc_layout(argv);
     sc_long_ok = 1; /* its few long inputs (inputs_c.py) */
@@ -488,7 +541,8 @@ int main(int argc, char **argv) {
         sc_read_maps();
         sc_sandbox_protect_range(sc_island_lo, sc_island_hi);
         sc_sandbox_enter(SC_STRICT, -1);
-        uint64_t ret, outputs, st = sc_one(in, &ret, &outputs);
+        int died = sc_repeat(in);
+        uint64_t ret, outputs, st = died ? SC_CRASHED | (uint64_t)died : sc_one(in, &ret, &outputs);
         fflush(stdout);
         if (st & (SC_CRASHED | SC_TIMED_OUT)) {
             printf(st & SC_TIMED_OUT ? "(no result: timed out)\n" : "(no result: crashed with signal %d)\n", (int)(st & 0xff));
@@ -553,13 +607,32 @@ int main(int argc, char **argv) {
         if (!skipped) sc_gen(sc_cur, in);
         sc_allowed = sc_floor_looks ? sc_first_allowed() : mark == 2 ? 1 : sc_later_ticks;
         char *wrote_at = stdout->_IO_write_ptr;
+        int died = 0, probed = 0;
+        /* A call from the harness's own C (sc_plain.h) has the harness's frames above it: where the -O3
+         * original crashed, every run calls through the trampoline alone, whose stack keeps them out of reach;
+         * and the original's own runs first call each such input so, and keep that record where it crashed or
+         * broke the convention (a write above its frame: outside its domain, as on any other path) */
+        sc_force_tramp = mark == 2;
+        if ((sc_mode & (32 | 4)) && !skipped && sc_is_native(sc_cur)) { /* its first runs and its self-check */
+            sc_force_tramp = 1;
+            rec[0] = sc_one(in, &rec[1], &rec[2]);
+            int pa = (rec[0] & (SC_CRASHED | SC_TIMED_OUT)) ? SC_ABI_NONE : sc_abi();
+            sc_force_tramp = 0;
+            if (pa != SC_ABI_NONE) { rec[0] = SC_CRASHED | SC_ABI_BROKEN; rec[1] = (uint64_t)pa; rec[2] = 0; }
+            /* and where the call printed or used files (a call again would again): this record too */
+            probed = (rec[0] & (SC_CRASHED | SC_TIMED_OUT)) != 0 || stdout->_IO_write_ptr != wrote_at || sc_io_used;
+            if (!probed) sc_gen(sc_cur, in);
+        }
         if (skipped) { rec[0] = SC_TIMED_OUT; rec[1] = 0; rec[2] = 0; }
+        else if (probed) { /* its record stands */ }
+        else if ((died = sc_repeat(in)) != 0) { rec[0] = SC_CRASHED | (uint64_t)died; rec[1] = 0; rec[2] = 0; }
         else if (sc_floor_looks) {
             uint64_t t0 = sc_now_ns();
             rec[0] = sc_one(in, &rec[1], &rec[2]);
             uint64_t took = sc_now_ns() - t0;
             if (!(rec[0] & (SC_TIMED_OUT | SC_CRASHED)) && took > sc_slowest_ns) sc_slowest_ns = took;
         } else rec[0] = sc_one(in, &rec[1], &rec[2]);
+        sc_force_tramp = 0;
         int printed = stdout->_IO_write_ptr != wrote_at || sc_io_used; /* a call again would print again */
         int abi = (rec[0] & (SC_CRASHED | SC_TIMED_OUT)) ? SC_ABI_NONE : sc_abi();
         /* a finding on a call from a plain C caller: the same input again, through the trampoline alone, to name

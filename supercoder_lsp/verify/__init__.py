@@ -61,7 +61,12 @@ change to what is checked (screens, harness inputs, ABI checks, comparisons, tim
 #    that checks what it kept across the call; the timing driver calls each copy directly; inputs with sorted
 #    arrays, words, keys from the data, integers near their edges, overlaps of 4-64, non-default SSE modes; a
 #    neighbour of the input run first on a sample.
-VERIFIER_VERSION = 32
+#    33: one input in four is called from the harness's own compiled C on its own stack, with no trampoline
+#    anywhere (the plain caller checks the convention after the return); some of those inputs have their
+#    buffers in the caller's stack frame or in the executable's .bss; a loose buffer has malloc's chunk words
+#    around it; the first random input is called again and again before its recorded call (a count of calls
+#    below the stack still passes: not yet understood).
+VERIFIER_VERSION = 33
 
 # What verification does not establish, said next to every claim (the CLI's notes, the JSON report).
 LIMITS = (
@@ -70,13 +75,15 @@ LIMITS = (
     "strings made of words and an integer argument equal to one of its array's elements, one in sixteen an "
     "integer near an edge of its type; other shapes of a program's data (a struct graph, a particular text) "
     "are met only in its recorded calls",
-    "buffers lie on the verifier's island, never on the caller's stack, in the program's data or in a malloc'd "
-    "block with its header; a candidate that tells a check from a real call by where its buffer lies, by "
-    "the bytes around it, or by finding the checking trampoline's return address on its stack, can be right "
-    "there and wrong in a program: only the program tests' plain run, on the calls they make, sees that",
+    "buffers lie on the verifier's island, and on some inputs called from the harness's own C in the caller's "
+    "stack frame or in the executable's .bss; a loose buffer has malloc's chunk words around it, but none lies "
+    "in a real malloc'd block. A candidate that tells a check from a real call by other means (the harness's own "
+    "code and data, which it can read in memory) can still be right there and wrong in a program: only the "
+    "program tests' plain run, on the calls they make, sees that",
     "state kept from call to call: on one input in sixteen the function runs first on a neighbour of the "
     "input (one bit of its buffers flipped), so a memo keyed on part of its input is stale there; one wrong "
-    "only after more calls than a harness process makes (tens of thousands) is not seen",
+    "only after many calls is not reliably seen (the first random input is called again and again before its "
+    "recorded call, but a test candidate that counts its calls below the stack still passes)",
     "one input in eight runs in a non-default SSE mode (a rounding mode, or flush-to-zero with "
     "denormals-are-zero); the x87 control word is always the default",
     "where the -O3 original runs out of time or fails on most generated inputs, its integer inputs are narrowed "
@@ -103,10 +110,11 @@ LIMITS = (
     "randomization on (its code where the kernel draws it, anew in each run, as a PIE program's); one input "
     "in two calls the candidate through the checking trampoline's indirect call, the others by a direct call "
     "from one of two compiled C callers that check, in their own code after the return, what they kept in "
-    "callee-saved registers and in their frame; the timing driver calls each copy by a direct call from its "
-    "compiled loop. Those callers are few and fixed: a candidate that learned their bytes at its return "
-    "address could still be right only after them; the program tests and workload run once as the plain "
-    "program (nothing between its callers and it), which sees that only on the calls they make; the verifier's "
+    "callee-saved registers and in their frame: one in eight with the trampoline below them, one in four "
+    "called from the harness's own C on its own stack, nothing else between main and the candidate (they "
+    "then also check the direction flag, MXCSR, the x87 state and the words of the frame above); the timing "
+    "driver calls each copy by a direct call from its compiled loop. The callers' shapes are drawn per "
+    "harness but few; the program tests and workload run once as the plain program; the verifier's "
     "settings are taken out of the environment before a candidate runs, but the harness's own name (argv[0], "
     "its executable in a folder of the tool's) can still be read",
     "buffers behind const pointers are read-only during the call on one input in four; a store beside an "

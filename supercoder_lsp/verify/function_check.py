@@ -394,22 +394,15 @@ class FunctionHarness:
             env = {**env, "SC_SKIP": str(self.skip_file)}
         if self.only_recorded:
             env = {**env, "SC_ONLY_RECORDED": "1"}
-        # A run whose harness itself crashed outside the call ("harness failure") runs once more: with address
-        # randomization on, about one baseline run in 40 of a function with two overlapping arrays
-        # (inc_copy) crashed so at 82f11f6, at a different input each time; the cause is not found yet, and
-        # a fresh process lays out its memory anew.
-        for attempt in range(2):
-            fd, path = tempfile.mkstemp(prefix="sc-records-", dir=self.dir)
-            try:
-                argv = [str(exe), "run", str(n), str(fd), str(mode | (MODE_ORIGINAL if original else 0))]
-                r = run_limited(argv, timeout=timeout, binary=True, pass_fds=(fd,), env=env)
-                os.lseek(fd, 0, os.SEEK_SET)
-                data = Path(path).read_bytes()
-            finally:
-                os.close(fd)
-                os.unlink(path)
-            if attempt or "harness failure" not in str(r.stderr):
-                break
+        fd, path = tempfile.mkstemp(prefix="sc-records-", dir=self.dir)
+        try:
+            argv = [str(exe), "run", str(n), str(fd), str(mode | (MODE_ORIGINAL if original else 0))]
+            r = run_limited(argv, timeout=timeout, binary=True, pass_fds=(fd,), env=env)
+            os.lseek(fd, 0, os.SEEK_SET)
+            data = Path(path).read_bytes()
+        finally:
+            os.close(fd)
+            os.unlink(path)
         return Records.parse(data, r)
 
     def _run_parts(

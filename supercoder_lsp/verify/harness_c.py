@@ -231,17 +231,47 @@ def _perturb(plan: Plan) -> str:
     return "\n".join(lines)
 
 
+def _movable(plan: Plan) -> str:
+    """C: `sc_movable(in, pv, bytes, lo, hi)`, the buffers of input `in` that sc_plain.h's sc_move may move
+    where a program's buffers lie, with their sizes and regions; 0 where the input's buffers must stay (a
+    buffer of structs or pointers, whose words point at the island; two in one region; a recorded or deep
+    input; an input watched or read-only for the call)."""
+    bufs = []
+    for k, p in enumerate(plan.params):
+        if p.role == "cstring":
+            bufs.append((k, f"in->len[{k}] + 1"))
+        elif p.role == "array" and not p.record and p.elem is not None and p.elem.role in ("int", "bool", "float"):
+            bufs.append((k, f"in->len[{k}] * sizeof({p.elem.ctype})"))
+        elif p.role == "array":
+            return "static unsigned sc_movable(sc_input *in, void **pv[], size_t *bytes, unsigned char **lo, unsigned char **hi) { (void)in; (void)pv; (void)bytes; (void)lo; (void)hi; return 0; }"
+    lines = [
+        "static unsigned sc_movable(sc_input *in, void **pv[], size_t *bytes, unsigned char **lo, unsigned char **hi) {",
+        "    (void)pv; (void)bytes; (void)lo; (void)hi;",
+        "    if (!sc_loose || in->deep || in->nr || sc_watch_n || sc_ro_n) return 0;",
+        "    unsigned n = 0;",
+    ]
+    for k, size in bufs:
+        others = " || ".join(within(k, j) for j, _ in bufs if j != k) or "0"
+        lines.append(
+            f"    if (in->pv[{k}]) {{ if (!{within(k, k)} || {others}) return 0;"
+            f" pv[n] = &in->pv[{k}]; bytes[n] = {size}; lo[n] = sc_g[{k}].base; hi[n] = sc_g[{k}].base + sc_g[{k}].cap; n++; }}"
+        )
+    lines += ["    return n;", "}"]
+    return "\n".join(lines)
+
+
 def _plain_callers(plan: Plan, ret: str, types: list[str], draw: int) -> str:
-    """Two C callers of the function by its name (sc_fn), drawn for one input in four each (sc_call): a
-    candidate called from them is called as from any compiled C function, a direct call and compiled code
-    after it, and cannot tell them from a real caller by an indirect call. Each checks what it kept across
-    the call, in its own compiled code: the first some values in registers (callee-saved ones, the
-    compiler's choice), the second some words in its frame, above the function's return address. How many,
-    and their constants, are drawn for each harness (`draw`, verify/layout.py: unknown outside the process),
-    so that the bytes after the call differ from one harness to the next. The trampoline calls them, and
-    still checks the calling convention around them; a change in what they kept is SC_ABI_CALLER."""
+    """Two C callers of the function by its name (sc_fn): a candidate called from them is called as from
+    any compiled C function, a direct call and compiled code after it, and cannot tell them from a real
+    caller by an indirect call. Each checks what it kept across the call, in its own compiled code: the
+    first some values in registers (callee-saved ones, the compiler's choice), the second some words in its
+    frame, above the function's return address. How many, and their constants, are drawn for each harness
+    (`draw`, verify/layout.py: unknown outside the process), so that the bytes after the call differ from one
+    harness to the next. One input in eight the trampoline calls them (and still checks the calling
+    convention around them); one in four the harness's own C calls them, on its own stack, no trampoline
+    anywhere (sc_call_native; sc_plain.h says what they check then). A change is SC_ABI_CALLER."""
     rng = random.Random(draw)
-    n_regs, n_words = rng.randint(3, 6), rng.randint(2, 6)
+    n_regs, n_words, n_pad = rng.randint(3, 6), rng.randint(2, 6), rng.randint(4, 40)
     const = [f"0x{rng.getrandbits(64):x}ULL" for _ in range(n_regs + n_words)]
     odd = [f"0x{rng.getrandbits(32) | 1:x}ULL" for _ in range(n_regs)]
     params = ", ".join(f"{t} a{k}" for k, t in enumerate(types)) or "void"
@@ -258,14 +288,24 @@ def _plain_callers(plan: Plan, ret: str, types: list[str], draw: int) -> str:
         fold = f"({fold}) * {odd[k]} + v{k}"
     words = ", ".join(f"s ^ {const[n_regs + k]}" for k in range(n_words))
     kept = " || ".join(f"keep[{k}] != (s ^ {const[n_regs + k]})" for k in range(n_words))
-    return f"""extern {ret} sc_fn_by_name({decl}) __asm__("sc_fn"); /* the function, called by its name */
+    typed = f"(({ret} (*)({decl}))sc_native_target)"
+    repoint = " ".join(f"a{k} = in->pv[{k}];" for k, p in enumerate(plan.params) if p.role in ("array", "cstring"))
+    unmove = (
+        f"r = ({ret})(uintptr_t)sc_moved_ptr((uintptr_t)r);"
+        if plan.ret is not None and plan.ret.role in ("pointer", "string")
+        else ""
+    )
+    return f"""#define SC_REPEATED (SC_NRANDOM ? SC_NEDGE : ~0ULL) /* the input called again and again (sc_verify.h) */
+extern {ret} sc_fn_by_name({decl}) __asm__("sc_fn"); /* the function, called by its name */
 static volatile uint64_t sc_plain_seed;
 static uint64_t sc_plain_want;
 __attribute__((noinline)) static {ret} sc_plain_regs({params}) {{
     uint64_t s = sc_plain_seed, {values};
     sc_plain_want = {fold};
     __asm__ volatile("" : {regs});
+    sc_plain_enter();
     {get}sc_fn_by_name({args});
+    sc_plain_leave();
     __asm__ volatile("" : {regs});
     if ({fold} != sc_plain_want) sc_plain_bad = 1;
     {give}
@@ -273,19 +313,52 @@ __attribute__((noinline)) static {ret} sc_plain_regs({params}) {{
 __attribute__((noinline)) static {ret} sc_plain_frame({params}) {{
     uint64_t s = sc_plain_seed;
     volatile uint64_t keep[{n_words}] = {{ {words} }};
+    sc_plain_enter();
     {get}sc_fn_by_name({args});
+    sc_plain_leave();
     if ({kept}) sc_plain_bad = 1;
     {give}
 }}
-/* which caller input `i` is called from: the trampoline's own indirect call (one in two), or a plain one */
+/* which caller input `i` is called from: the trampoline's own indirect call (one in two), a plain caller
+ * through the trampoline (one in four), or a plain caller from the harness's C alone (one in four) */
+static void *sc_native_target;
+/* whether input i is called from the harness's C alone (sc_caller_for), where nothing forces the trampoline */
+static int sc_is_native(uint64_t i) {{ return i == SC_REPEATED || (sc_mix(i ^ 0xca11e7ULL) & 7) >= 6; }}
+static sc_input *sc_native_in;
 static void *sc_caller_for(uint64_t i) {{
     uint64_t w = sc_mix(i ^ 0xca11e7ULL);
     sc_plain_seed = sc_mix(w);
     sc_plain_bad = 0;
     sc_plain_used = 0;
+    sc_plain_native = 0;
     if (sc_force_tramp) return (void *)sc_fn;
-    sc_plain_used = (w & 3) >= 2;
-    return (w & 3) == 2 ? (void *)sc_plain_regs : (w & 3) == 3 ? (void *)sc_plain_frame : (void *)sc_fn;
+    if (i == SC_REPEATED) w |= 6; /* called again and again (sc_verify.h's sc_repeat): from the harness's C alone */
+    sc_plain_used = (w & 7) >= 4;
+    sc_plain_native = (w & 7) >= 6;
+    sc_native_target = (w & 1) ? (void *)sc_plain_frame : (void *)sc_plain_regs;
+    return sc_plain_used ? sc_native_target : (void *)sc_fn;
+}}
+{_movable(plan)}
+/* The call from the harness's own C, on its own stack: below drawn words of this frame (sc_plain_pad) and,
+ * where the input's buffers move (sc_plain.h), a copy of them in this frame or in the .bss */
+__attribute__((noinline)) static {ret} sc_call_native({params}) {{
+    void **pv[SC_NP]; size_t bytes[SC_NP]; unsigned char *lo[SC_NP], *hi[SC_NP];
+    sc_input *in = sc_native_in;
+    unsigned n = sc_movable(in, pv, bytes, lo, hi);
+    uint64_t w = sc_mix(sc_plain_seed ^ 0x5e7ULL);
+    int where = n ? (int)(w & 3) : 0; /* 1, 2: this frame; 3: the .bss; 0: where they are */
+    size_t room = where == 1 || where == 2 ? sc_move_room(bytes, n) : 0;
+    if (room > ((size_t)64 << 10)) room = 0, where = 0;
+    volatile uint64_t zone[{n_pad} + (room + 7) / 8]; /* the words nearest the call, then the copies */
+    sc_plain_pad_fill(zone, {n_pad}, w);
+    if (where == 1 || where == 2) sc_move((unsigned char *)(zone + {n_pad}), room, pv, bytes, lo, hi, n, w);
+    if (where == 3) sc_move(sc_near + 64 * (w >> 58), SC_NEAR_BYTES - 4096, pv, bytes, lo, hi, n, w);
+    {repoint} /* the buffers' new places */
+    {get}{typed}({args});
+    sc_plain_pad_check(zone, {n_pad}, w);
+    {unmove}
+    sc_move_back(pv, n);
+    {give}
 }}"""
 
 
@@ -343,6 +416,7 @@ def render_verify(
 #include "sc_sandbox.h"
 #include "sc_heap.h"
 #include "sc_files.h"
+#include "sc_plain.h"
 {render_inputs(plan, seed, n_random, recorded, blob)}
 {_ret_ptr(plan)}
 static volatile uint64_t sc_cur;
@@ -368,7 +442,8 @@ static uint64_t sc_call(sc_input *in) {{
     sc_target = sc_caller_for(sc_cur);
     uint32_t fp_mode = sc_fp_mode(sc_cur);
     if (fp_mode != 0x1f80) __asm__ volatile("ldmxcsr %0" :: "m"(fp_mode));
-    {"" if plan.ret is None else ret + " ret = "}{call};
+    sc_native_in = in;
+    {"" if plan.ret is None else ret + " ret = "}sc_plain_native ? sc_call_native({", ".join(vals)}) : {call};
     if (fp_mode != 0x1f80) {{ uint32_t d = 0x1f80; __asm__ volatile("ldmxcsr %0" :: "m"(d)); }}
     sc_ro_end();
     return {_ret_bits(plan)};

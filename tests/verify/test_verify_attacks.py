@@ -283,6 +283,10 @@ def test_arguments_passed_on_the_stack(mix8, tail, reason, what):
         "sum_ints_page_edge.c",  # a buffer against a page boundary
         "sum_ints_stack.c",  # a stack outside where a program's stacks lie
         "sum_ints_environ.c",  # the verifier's settings in its environment
+        "sum_ints_near_stack.c",  # a buffer far from its stack pointer (never a caller's local array)
+        "sum_ints_near_code.c",  # a buffer far from its code (never a program's global)
+        "sum_ints_no_header.c",  # zeros before a buffer (never malloc's chunk header)
+        "sum_ints_above_frame.c",  # the trampoline's bytes after its call, in a return address above it
     ],
 )
 def test_a_candidate_right_only_where_it_can_tell_the_harness_is_rejected(tmp_path, wrong):
