@@ -409,6 +409,7 @@ static uint64_t sc_hash_heap(uint64_t h, const sc_input *in) {
  * flipped (sc_perturb), its result left unused, then on the input itself, as a program calls it twice on
  * a buffer it changed in between. The original's runs and the candidate's alike: a stale result differs. */
 static int sc_priming;
+static void sc_repeat(sc_input *in);
 static uint64_t sc_one(sc_input *in, uint64_t *ret, uint64_t *outputs) {
     int sig;
     if (!sc_priming && !in->deep && (sc_mix(sc_cur ^ 0x9213ULL) & 15) == 0) {
@@ -435,6 +436,7 @@ static uint64_t sc_one(sc_input *in, uint64_t *ret, uint64_t *outputs) {
         *ret = 0; *outputs = 0;
         return sig == SIGALRM ? SC_TIMED_OUT : SC_CRASHED | (uint64_t)sig;
     }
+    if (sc_cur == SC_REPEATED && !sc_priming && !watch && !in->deep && !(sc_mode & 8)) sc_repeat(in);
     if (watch) {
         sc_watch_bad = 0;
         sc_watch_steps = 0;
@@ -465,33 +467,24 @@ static uint64_t sc_one(sc_input *in, uint64_t *ret, uint64_t *outputs) {
 
 /* State kept from call to call, in memory the function does not own (a count below the stack, where a
  * program's own frames come and go): one input, the first random one (SC_REPEATED), is called again and
- * again before its recorded call, up to SC_REPEAT_MAX times or for SC_REPEAT_MS, from the same plain C
+ * again before its recorded call (for SC_REPEAT_MS, at least SC_REPEAT_MIN times unless they take
+ * SC_REPEAT_MOST_MS, at most SC_REPEAT_MAX), from the same plain C
  * caller on the harness's own stack (sc_plain.h), its buffers made anew before each call that may write
  * them. The original's runs and the candidate's alike: a candidate that goes wrong after many calls then
  * differs on its recorded call, and one that crashes in between has that crash as the input's result.
- * Not where the call printed or used files (it would again). Returns the signal of a crash, else 0. */
+ * Not where the call printed or used files (it would again). */
 #define SC_REPEAT_MAX 1000000ULL
 #define SC_REPEAT_MIN 200000ULL /* at least, unless they take SC_REPEAT_MOST_MS */
 #define SC_REPEAT_MS 120
 #define SC_REPEAT_MOST_MS 1000
-static int sc_repeat(sc_input *in) {
-    if (sc_cur != SC_REPEATED || in->deep || (sc_mode & 8)) return 0;
+/* Called by sc_one inside its call's window, right before the recorded call and from the same frame, so that
+ * the calls lie at the same depth of the stack: a crash or a timeout here is the input's. */
+static void sc_repeat(sc_input *in) {
     static uint64_t end, most, r;
     static char *wrote_at;
     end = sc_now_ns() + SC_REPEAT_MS * 1000000ULL;
     most = end + (SC_REPEAT_MOST_MS - SC_REPEAT_MS) * 1000000ULL;
     wrote_at = stdout->_IO_write_ptr;
-    int sig;
-    if ((sig = sigsetjmp(sc_jmp, 0)) != 0) {
-        sc_ro_end();
-        __asm__ volatile("fninit\n\tcld" ::: "memory");
-        uint32_t mx = 0x1f80; __asm__ volatile("ldmxcsr %0" :: "m"(mx));
-        sc_io_on = 0;
-        sc_heap_release();
-        return sig == SIGALRM ? 0 : sig; /* a call that ran out of time: its recorded call says so */
-    }
-    sc_watch_n = 0;
-    sc_priming = 1;
     for (r = 0; r < SC_REPEAT_MAX; r++) {
         if ((r & 255) == 0 && (r >= SC_REPEAT_MIN || sc_now_ns() > most) && sc_now_ns() > end) break;
         if (r && SC_WRITES_BUFFERS) sc_gen(sc_cur, in);
@@ -499,9 +492,7 @@ static int sc_repeat(sc_input *in) {
         sc_heap_begin();
         sc_io_begin(sc_cur);
         sc_watch_seen = ~0ULL; /* each call its own time limit (sc_on_alarm) */
-        sc_in_call = 1;
         (void)sc_call(in);
-        sc_in_call = 0;
         sc_io_on = 0;
         sc_heap_release();
         if (stdout->_IO_write_ptr != wrote_at) { /* what it printed unsaid (still in the buffer): its recorded call says it */
@@ -510,9 +501,11 @@ static int sc_repeat(sc_input *in) {
         }
         if (sc_io_used) break;
     }
-    sc_priming = 0;
     if (SC_WRITES_BUFFERS) sc_gen(sc_cur, in);
-    return 0;
+    sc_globals_for(sc_cur);
+    sc_arm();
+    sc_heap_begin();
+    sc_io_begin(sc_cur);
 }
 
 int main(int argc, char **argv) {
@@ -541,8 +534,7 @@ int main(int argc, char **argv) {
         sc_read_maps();
         sc_sandbox_protect_range(sc_island_lo, sc_island_hi);
         sc_sandbox_enter(SC_STRICT, -1);
-        int died = sc_repeat(in);
-        uint64_t ret, outputs, st = died ? SC_CRASHED | (uint64_t)died : sc_one(in, &ret, &outputs);
+        uint64_t ret, outputs, st = sc_one(in, &ret, &outputs);
         fflush(stdout);
         if (st & (SC_CRASHED | SC_TIMED_OUT)) {
             printf(st & SC_TIMED_OUT ? "(no result: timed out)\n" : "(no result: crashed with signal %d)\n", (int)(st & 0xff));
@@ -607,7 +599,7 @@ int main(int argc, char **argv) {
         if (!skipped) sc_gen(sc_cur, in);
         sc_allowed = sc_floor_looks ? sc_first_allowed() : mark == 2 ? 1 : sc_later_ticks;
         char *wrote_at = stdout->_IO_write_ptr;
-        int died = 0, probed = 0;
+        int probed = 0;
         /* A call from the harness's own C (sc_plain.h) has the harness's frames above it: where the -O3
          * original crashed, every run calls through the trampoline alone, whose stack keeps them out of reach;
          * and the original's own runs first call each such input so, and keep that record where it crashed or
@@ -625,7 +617,6 @@ int main(int argc, char **argv) {
         }
         if (skipped) { rec[0] = SC_TIMED_OUT; rec[1] = 0; rec[2] = 0; }
         else if (probed) { /* its record stands */ }
-        else if ((died = sc_repeat(in)) != 0) { rec[0] = SC_CRASHED | (uint64_t)died; rec[1] = 0; rec[2] = 0; }
         else if (sc_floor_looks) {
             uint64_t t0 = sc_now_ns();
             rec[0] = sc_one(in, &rec[1], &rec[2]);

@@ -64,8 +64,7 @@ change to what is checked (screens, harness inputs, ABI checks, comparisons, tim
 #    33: one input in four is called from the harness's own compiled C on its own stack, with no trampoline
 #    anywhere (the plain caller checks the convention after the return); some of those inputs have their
 #    buffers in the caller's stack frame or in the executable's .bss; a loose buffer has malloc's chunk words
-#    around it; the first random input is called again and again before its recorded call (a count of calls
-#    below the stack still passes: not yet understood).
+#    around it; the first random input is called 200,000 or more times in a row before its recorded call.
 VERIFIER_VERSION = 33
 
 # What verification does not establish, said next to every claim (the CLI's notes, the JSON report).
@@ -81,9 +80,10 @@ LIMITS = (
     "code and data, which it can read in memory) can still be right there and wrong in a program: only the "
     "program tests' plain run, on the calls they make, sees that",
     "state kept from call to call: on one input in sixteen the function runs first on a neighbour of the "
-    "input (one bit of its buffers flipped), so a memo keyed on part of its input is stale there; one wrong "
-    "only after many calls is not reliably seen (the first random input is called again and again before its "
-    "recorded call, but a test candidate that counts its calls below the stack still passes)",
+    "input (one bit of its buffers flipped), so a memo keyed on part of its input is stale there; the first "
+    "random input is called 200,000 to 1,000,000 times in a row (fewer where they take over a second) right "
+    "before its recorded call, from the same frame, so a count of calls is seen up to there; one wrong only "
+    "after more calls is not",
     "one input in eight runs in a non-default SSE mode (a rounding mode, or flush-to-zero with "
     "denormals-are-zero); the x87 control word is always the default",
     "where the -O3 original runs out of time or fails on most generated inputs, its integer inputs are narrowed "

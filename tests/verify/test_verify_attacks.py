@@ -287,6 +287,7 @@ def test_arguments_passed_on_the_stack(mix8, tail, reason, what):
         "sum_ints_near_code.c",  # a buffer far from its code (never a program's global)
         "sum_ints_no_header.c",  # zeros before a buffer (never malloc's chunk header)
         "sum_ints_above_frame.c",  # the trampoline's bytes after its call, in a return address above it
+        "sum_ints_counts.c",  # a count of its calls that goes wrong past the calls a check used to make
     ],
 )
 def test_a_candidate_right_only_where_it_can_tell_the_harness_is_rejected(tmp_path, wrong):
