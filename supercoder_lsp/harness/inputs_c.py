@@ -633,7 +633,8 @@ def _long_inputs() -> list[str]:
         "static inline size_t __attribute__((unused)) sc_long_len(uint64_t i, size_t lo, size_t most) {",
         "    uint64_t k = (i - SC_NEDGE) / SC_LONG_STRIDE;",
         "    if (k == 0) return most;",
-        "    size_t base = lo << (k - 1 < 20 ? k - 1 : 20), n = base + 1 + (size_t)(sc_mix(i ^ 0x10b6ULL) % base);",
+        "    uint64_t h = sc_mix(i ^ 0x10b6ULL); /* one in two the octave's top: a power of two, as buffers are */",
+        "    size_t base = lo << (k - 1 < 20 ? k - 1 : 20), n = (h >> 40) & 1 ? 2 * base : base + 1 + (size_t)(h % base);",
         "    return n > most ? most : n;",
         "}",
     ]
@@ -686,12 +687,20 @@ def _buffer(plan: Plan, k: int, p: ParamPlan, ne: int) -> list[str]:
         )
         if p.element.role == "int" and not p.record:
             # one random input in eight: sorted up to a random cut or to the end, as a program's sorted data:
-            # increasing (steps of 1-3) or with runs of equal elements (0-2); drawn apart from `r`
+            # increasing or (one in two) decreasing, by steps of 1-3 or with runs of equal elements (0-2); one
+            # in eight sparse: zero but for about one element in 1 to 4,096 (a bitmap, a mostly empty table);
+            # drawn apart from `r`
             out.append(
                 f"    if (!edge && pat{k} == 2 && L{k} > 1 && (sc_mix(i ^ (0x50e7ULL + {k})) & 7) == 0) {{"
                 f" sc_rng sr = {{ sc_mix(i ^ (0x5047ULL + {k})) }}; size_t cut = sc_below(&sr, 2) ? L{k} : 1 + sc_below(&sr, L{k});"
-                f" uint64_t step = sc_below(&sr, 2); {et} v = ({et})(a{k}[0] / 4);"
-                f" for (size_t t = 0; t < cut; t++) {{ a{k}[t] = v; v = ({et})(v + ({et})(step + sc_below(&sr, 3))); }} }}"
+                f" uint64_t step = sc_below(&sr, 2), down = sc_below(&sr, 2); {et} v = ({et})(a{k}[0] / 4);"
+                f" for (size_t t = 0; t < cut; t++) {{ a{k}[t] = v; {et} d = ({et})(step + sc_below(&sr, 3));"
+                f" v = down ? ({et})(v - d) : ({et})(v + d); }} }}"
+            )
+            out.append(
+                f"    if (!edge && pat{k} == 2 && L{k} > 1 && (sc_mix(i ^ (0x50e7ULL + {k})) & 7) == 1) {{"
+                f" sc_rng sr = {{ sc_mix(i ^ (0x59a4ULL + {k})) }}; uint64_t one_in = 1 + sc_below(&sr, 4096);"
+                f" for (size_t t = 0; t < L{k}; t++) if (sc_below(&sr, one_in)) a{k}[t] = 0; }}"
             )
         out += _record_fields(k, p, bool(plan.constants), plan)
         if p.null_offsets:

@@ -491,7 +491,9 @@ def long_inputs(plan: Plan, n_edge: int, n_random: int) -> dict[int, int]:
         sizes = []
         for p in longs:
             base = p.max_len << min(k - 1, 20) if k else 0
-            sizes.append(p.long_len if k == 0 else min(p.long_len, base + 1 + _mix(i ^ 0x10B6) % base))
+            h = _mix(i ^ 0x10B6)
+            n = (2 * base if (h >> 40) & 1 else base + 1 + h % base) if k else p.long_len
+            sizes.append(min(p.long_len, n))
         if sizes:
             out[i] = max(sizes)
     return out

@@ -50,7 +50,8 @@
     X(X87CW, "x87 control word changed") \
     X(X87STACK, "x87 register stack not empty on return (MMX without emms?)") \
     X(FRAME, "caller's frame written (above its return address)") \
-    X(CALLER, "a value its C caller kept across the call (in a callee-saved register or its frame) changed")
+    X(CALLER, "a value its C caller kept across the call (in a callee-saved register or its frame) changed") \
+    X(PAST_DATA, "wrote past the end of the program's data (the rest of its last page, after .bss), memory no object owns")
 
 #define SC_ABI_ENUM(name, text) SC_ABI_##name,
 enum { SC_ABI_NONE = -1, SC_ABI_FINDINGS(SC_ABI_ENUM) SC_ABI_COUNT };

@@ -219,6 +219,20 @@ static void sc_on_sigsys(int sig, siginfo_t *si, void *ctx) {
 /* Before each call: fresh sentinels for the callee-saved registers, junk in the
  * call-clobbered ones, a fresh nonce for the return path and the canaries. */
 static uint64_t *sc_gap_lo, *sc_gap_hi; /* the call stack above its top, to its page's end (sc_call_stack_init) */
+/* The rest of the executable's last writable page, past its .bss (_end): mapped, owned by no object, kept
+ * from call to call where nothing scrubs it (a memo kept there passed every check). It holds drawn bytes
+ * during each call; a change is SC_ABI_PAST_DATA. */
+extern char _end[];
+static void sc_past_data(unsigned char **lo, unsigned char **hi) {
+    *lo = (unsigned char *)(((uintptr_t)_end + 7) & ~(uintptr_t)7);
+    *hi = (unsigned char *)(((uintptr_t)_end + 4095) & ~(uintptr_t)4095);
+}
+static int sc_past_data_hit(void) {
+    unsigned char *lo, *hi;
+    sc_past_data(&lo, &hi);
+    for (uint64_t *w = (uint64_t *)lo; (unsigned char *)(w + 1) <= hi; w++) if (*w != ~sc_nonce) return 1;
+    return 0;
+}
 static void sc_arm(void) {
     sc_rng jr = { sc_mix(sc_cur ^ 0xabcdef12345ULL) };
     for (int k = 0; k < 6; k++) sc_sent[k] = sc_next(&jr);
@@ -228,6 +242,9 @@ static void sc_arm(void) {
     sc_target = sc_fn;
     sc_nstack = SC_NSTACK; /* words of arguments passed on the stack, for the trampoline to copy */
     for (uint64_t *w = sc_gap_lo; w < sc_gap_hi; w++) *w = sc_nonce;
+    unsigned char *lo, *hi;
+    sc_past_data(&lo, &hi);
+    for (uint64_t *w = (uint64_t *)lo; (unsigned char *)(w + 1) <= hi; w++) *w = ~sc_nonce;
 }
 /* A write into the stack's gap (above the trampoline's canaries, below the PROT_NONE past the stack's
  * page) is one above the callee's frame, as a canary's: a word there changed */
@@ -247,6 +264,7 @@ static uint64_t sc_upper_junk(uint64_t k) {
 static const char *const sc_abi_text[] = { SC_ABI_FINDINGS(SC_ABI_TEXT) };
 #undef SC_ABI_TEXT
 static int sc_abi(void) {
+    if (sc_past_data_hit()) return SC_ABI_PAST_DATA;
     if (sc_plain_native) return sc_plain_bad ? SC_ABI_CALLER : SC_ABI_NONE; /* no trampoline: sc_plain.h */
     if (sc_done != sc_nonce) return SC_ABI_RETURN;
     for (int k = 0; k < 6; k++) if (sc_after[k] != sc_sent[k]) return SC_ABI_RBX + k;

@@ -64,21 +64,28 @@ change to what is checked (screens, harness inputs, ABI checks, comparisons, tim
 #    33: one input in four is called from the harness's own compiled C on its own stack, with no trampoline
 #    anywhere (the plain caller checks the convention after the return); some of those inputs have their
 #    buffers in the caller's stack frame or in the executable's .bss; a loose buffer has malloc's chunk words
-#    around it; the first random input is called 200,000 or more times in a row before its recorded call.
+#    around it; the first random input is called 200,000 or more times in a row before its recorded call; the
+#    rest of the executable's last page (past .bss) holds drawn bytes during each call (a write there is a
+#    finding); one long input in two is a power of two long; sorted arrays also decrease; sparse arrays (one
+#    random input in eight); integers near a square.
 VERIFIER_VERSION = 33
 
 # What verification does not establish, said next to every claim (the CLI's notes, the JSON report).
 LIMITS = (
     "verified by testing, not proof (unless the claim says proven): an input the generator never draws can "
-    "still differ. Besides random values, one random input in eight has its integer arrays sorted, its C "
-    "strings made of words and an integer argument equal to one of its array's elements, one in sixteen an "
-    "integer near an edge of its type; other shapes of a program's data (a struct graph, a particular text) "
-    "are met only in its recorded calls",
+    "still differ. Besides random values, one random input in eight has its integer arrays sorted (up or "
+    "down), one in eight sparse (zero but for one element in 1 to 4,096), its C strings made of words and an "
+    "integer argument equal to one of its array's elements, one in sixteen an integer near an edge of its "
+    "type, and some integers lie near a power of two or a square; other shapes of a program's data (a struct "
+    "graph, a particular text) are met only in its recorded calls",
     "buffers lie on the verifier's island, and on some inputs called from the harness's own C in the caller's "
     "stack frame or in the executable's .bss; a loose buffer has malloc's chunk words around it, but none lies "
     "in a real malloc'd block. A candidate that tells a check from a real call by other means (the harness's own "
     "code and data, which it can read in memory) can still be right there and wrong in a program: only the "
     "program tests' plain run, on the calls they make, sees that",
+    "memory no object owns: a write into the rest of the executable's last page (past .bss) is a finding; "
+    "one elsewhere (below the stack, in a library's data, in the harness's own) is seen only where it changes "
+    "a result",
     "state kept from call to call: on one input in sixteen the function runs first on a neighbour of the "
     "input (one bit of its buffers flipped), so a memo keyed on part of its input is stale there; the first "
     "random input is called 200,000 to 1,000,000 times in a row (fewer where they take over a second) right "
@@ -124,7 +131,7 @@ LIMITS = (
     "generated arrays hold at most 4,096 elements (C strings 1,024) but on one random input in 12,500 (8 of "
     "100,000), where an array sized by a length parameter or a C string gets up to 1,048,576 (or what the "
     "length's type holds): one such input the longest, the others one in each octave past 4,096 (4,097-8,192, "
-    "...); the report says the longest the original finished. An array with no length parameter and a struct "
+    "...), one in two the octave's top (a power of two); the report says the longest the original finished. An array with no length parameter and a struct "
     "are never long, and a slow original may finish none",
     "whole-program timing runs the -O3 program and the candidate's under one sandbox, where a workload may read "
     "the files it names and open nothing else; only runs that end with the -O3 program's exit status and output "

@@ -3,9 +3,9 @@ arrays is wrong there, and the report says how long the longest one was."""
 
 from __future__ import annotations
 
-from support import FIXTURES, run_json
+from support import FIXTURES, make_harness, run_json
 
-from supercoder_lsp.harness.plan import LONG_LEN, LONG_STRIDE
+from supercoder_lsp.harness.plan import LONG_LEN, LONG_STRIDE, long_inputs
 
 FIX = FIXTURES / "verify" / "long"
 
@@ -38,3 +38,15 @@ def test_a_quadratic_original_says_its_long_inputs_did_not_finish(tmp_path):
     harness = data["functions"][0]["harness"]
     assert "skipped: the -O3 original crashes or runs out of time" in harness, harness
     assert f"the longest array {LONG_LEN:,}" not in harness, harness
+
+
+def test_the_reported_long_lengths_are_the_ones_the_harness_draws(tmp_path):
+    """plan.long_inputs (what the report says) mirrors the C that draws the long inputs: each long input's
+    length, shown by the harness itself, is the one the plan expects; one in two is a power of two."""
+    h, _ = make_harness(tmp_path, FIXTURES / "verify" / "attacks" / "sum_ints.c", "sum_ints", n_random=8 * LONG_STRIDE)
+    want = long_inputs(h.plan, h.n_edge, h.n_random)
+    assert len(want) == 8
+    for i, n in want.items():
+        shown, _ = h._show(h.base_exe, i)
+        assert f"({n} elements)" in shown or f"n={n}" in shown, (i, n, shown[-80:])
+    assert any(n & (n - 1) == 0 for n in list(want.values())[1:]), want

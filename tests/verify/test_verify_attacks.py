@@ -341,3 +341,11 @@ def test_data_a_program_has_and_random_draws_do_not_is_generated(tmp_path, origi
     integers) is drawn so."""
     h, chk = verdict(tmp_path, original, wrong, name)
     assert (chk.ok, chk.reason) == (False, "wrong-output"), chk.detail
+
+
+def test_a_memo_kept_past_the_programs_data_is_a_write_no_object_owns(tmp_path):
+    """Keyed on all of its input, the memo is never stale; but it lives in the rest of the executable's last
+    page, past .bss, memory no object owns. That page's rest holds drawn bytes during every call."""
+    h, chk = verdict(tmp_path, "sum_ints.c", "sum_ints_past_data.c", "sum_ints")
+    assert (chk.ok, chk.reason) == (False, "abi-violation"), chk.detail
+    assert "past the end of the program's data" in chk.detail, chk.detail
