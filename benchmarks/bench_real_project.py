@@ -164,15 +164,18 @@ def main() -> int:
     files = [f for f in compiled_files(a.project, a.build) if not a.only or f.name in a.only.split(",")]
     rows: list[dict] = []
     with tempfile.TemporaryDirectory(prefix="sc-bench-real-") as tmp:
-        for f in files:
-            work = Path(tmp) / f.stem
+        for k, f in enumerate(files):
+            work = Path(tmp) / f"{k:04d}-{f.stem}"  # a project may have two files of one name in two folders
             work.mkdir()
             try:
                 rows += survey(f, work)
+                if a.coverage:
+                    add_coverage(rows, f, a.ldflags, a.workload, a.program)
             except build.BuildError as e:
                 rows.append({"file": f.name, "function": "-", "code": "build failed", "harness": "-", "why": e.what})
-            if a.coverage:
-                add_coverage(rows, f, a.ldflags, a.workload, a.program)
+            except Exception as e:  # noqa: BLE001 - one file's failure must not lose the others' results
+                why = f"{type(e).__name__}: {e}"
+                rows.append({"file": f.name, "function": "-", "code": "failed", "harness": "-", "why": why})
     print(f"{'file':14} {'function':24} {'code':13} {'harness':7} {'inputs':10} {'cov%':9} why")
     for r in rows:
         cov = "-" if r.get("cov") is None else f"{r['cov']}({r['cov_gen']})"

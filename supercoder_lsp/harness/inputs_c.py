@@ -687,20 +687,16 @@ def _buffer(plan: Plan, k: int, p: ParamPlan, ne: int) -> list[str]:
         )
         if p.element.role == "int" and not p.record:
             # one random input in eight: sorted up to a random cut or to the end, as a program's sorted data:
-            # increasing or (one in two) decreasing, by steps of 1-3 or with runs of equal elements (0-2); one
-            # in eight sparse: zero but for about one element in 1 to 4,096 (a bitmap, a mostly empty table);
+            # increasing or (one in two, the same reversed) decreasing, by steps of 1-3 or with runs of equal
+            # elements (0-2) (counted down from a small start, an unsigned one wrapped: most originals failed);
             # drawn apart from `r`
             out.append(
                 f"    if (!edge && pat{k} == 2 && L{k} > 1 && (sc_mix(i ^ (0x50e7ULL + {k})) & 7) == 0) {{"
                 f" sc_rng sr = {{ sc_mix(i ^ (0x5047ULL + {k})) }}; size_t cut = sc_below(&sr, 2) ? L{k} : 1 + sc_below(&sr, L{k});"
                 f" uint64_t step = sc_below(&sr, 2), down = sc_below(&sr, 2); {et} v = ({et})(a{k}[0] / 4);"
-                f" for (size_t t = 0; t < cut; t++) {{ a{k}[t] = v; {et} d = ({et})(step + sc_below(&sr, 3));"
-                f" v = down ? ({et})(v - d) : ({et})(v + d); }} }}"
-            )
-            out.append(
-                f"    if (!edge && pat{k} == 2 && L{k} > 1 && (sc_mix(i ^ (0x50e7ULL + {k})) & 7) == 1) {{"
-                f" sc_rng sr = {{ sc_mix(i ^ (0x59a4ULL + {k})) }}; uint64_t one_in = 1 + sc_below(&sr, 4096);"
-                f" for (size_t t = 0; t < L{k}; t++) if (sc_below(&sr, one_in)) a{k}[t] = 0; }}"
+                f" for (size_t t = 0; t < cut; t++) {{ a{k}[t] = v; v = ({et})(v + ({et})(step + sc_below(&sr, 3))); }}"
+                f" if (down) for (size_t t = 0; t < cut / 2; t++) {{ {et} w = a{k}[t]; a{k}[t] = a{k}[cut - 1 - t];"
+                f" a{k}[cut - 1 - t] = w; }} }}"
             )
         out += _record_fields(k, p, bool(plan.constants), plan)
         if p.null_offsets:

@@ -33,6 +33,7 @@
 #include <ucontext.h>
 #include <sys/time.h>
 #include <cpuid.h>
+#include <link.h>
 
 #include "sc_contract.h"
 #include "sc_ticks.h"
@@ -222,10 +223,19 @@ static uint64_t *sc_gap_lo, *sc_gap_hi; /* the call stack above its top, to its 
 /* The rest of the executable's last writable page, past its .bss (_end): mapped, owned by no object, kept
  * from call to call where nothing scrubs it (a memo kept there passed every check). It holds drawn bytes
  * during each call; a change is SC_ABI_PAST_DATA. */
-extern char _end[];
+extern const ElfW(Ehdr) __ehdr_start; /* the executable's own ELF header, mapped (the linker defines it) */
 static void sc_past_data(unsigned char **lo, unsigned char **hi) {
-    *lo = (unsigned char *)(((uintptr_t)_end + 7) & ~(uintptr_t)7);
-    *hi = (unsigned char *)(((uintptr_t)_end + 4095) & ~(uintptr_t)4095);
+    static uintptr_t end;
+    if (!end) { /* where its writable segment ends in memory (the file's data, renamed sections and all; not
+                 * _end, which the sections the harness adds past .bss lie after) */
+        const unsigned char *base = (const unsigned char *)&__ehdr_start;
+        const ElfW(Phdr) *ph = (const ElfW(Phdr) *)(base + __ehdr_start.e_phoff);
+        for (unsigned k = 0; k < __ehdr_start.e_phnum; k++)
+            if (ph[k].p_type == PT_LOAD && (ph[k].p_flags & PF_W) && (uintptr_t)base + ph[k].p_vaddr + ph[k].p_memsz > end)
+                end = (uintptr_t)base + ph[k].p_vaddr + ph[k].p_memsz;
+    }
+    *lo = (unsigned char *)((end + 7) & ~(uintptr_t)7);
+    *hi = (unsigned char *)((end + 4095) & ~(uintptr_t)4095);
 }
 static int sc_past_data_hit(void) {
     unsigned char *lo, *hi;
@@ -454,7 +464,9 @@ static uint64_t sc_one(sc_input *in, uint64_t *ret, uint64_t *outputs) {
         *ret = 0; *outputs = 0;
         return sig == SIGALRM ? SC_TIMED_OUT : SC_CRASHED | (uint64_t)sig;
     }
-    if (sc_cur == SC_REPEATED && !sc_priming && !watch && !in->deep && !(sc_mode & 8)) sc_repeat(in);
+    /* a candidate's runs only: a result that does not change from call to call is the original's own single
+     * call's (the function's globals start each call as they were), and its runs keep their time */
+    if (sc_cur == SC_REPEATED && !sc_priming && !watch && !in->deep && !(sc_mode & (32 | 8 | 4))) sc_repeat(in);
     if (watch) {
         sc_watch_bad = 0;
         sc_watch_steps = 0;
@@ -488,8 +500,9 @@ static uint64_t sc_one(sc_input *in, uint64_t *ret, uint64_t *outputs) {
  * again before its recorded call (for SC_REPEAT_MS, at least SC_REPEAT_MIN times unless they take
  * SC_REPEAT_MOST_MS, at most SC_REPEAT_MAX), from the same plain C
  * caller on the harness's own stack (sc_plain.h), its buffers made anew before each call that may write
- * them. The original's runs and the candidate's alike: a candidate that goes wrong after many calls then
- * differs on its recorded call, and one that crashes in between has that crash as the input's result.
+ * them; in a candidate's runs (the original's recorded call is its single call's result): a candidate that goes
+ * wrong after many calls then differs on its recorded call, and one that crashes in between has that crash
+ * as the input's result.
  * Not where the call printed or used files (it would again). */
 #define SC_REPEAT_MAX 1000000ULL
 #define SC_REPEAT_MIN 200000ULL /* at least, unless they take SC_REPEAT_MOST_MS */
@@ -639,7 +652,8 @@ int main(int argc, char **argv) {
             uint64_t t0 = sc_now_ns();
             rec[0] = sc_one(in, &rec[1], &rec[2]);
             uint64_t took = sc_now_ns() - t0;
-            if (!(rec[0] & (SC_TIMED_OUT | SC_CRASHED)) && took > sc_slowest_ns) sc_slowest_ns = took;
+            /* (not the repeated input's: its calls again and again are not one call's time) */
+            if (!(rec[0] & (SC_TIMED_OUT | SC_CRASHED)) && took > sc_slowest_ns && sc_cur != SC_REPEATED) sc_slowest_ns = took;
         } else rec[0] = sc_one(in, &rec[1], &rec[2]);
         sc_force_tramp = 0;
         int printed = stdout->_IO_write_ptr != wrote_at || sc_io_used; /* a call again would print again */

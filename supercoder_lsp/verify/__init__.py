@@ -66,17 +66,16 @@ change to what is checked (screens, harness inputs, ABI checks, comparisons, tim
 #    buffers in the caller's stack frame or in the executable's .bss; a loose buffer has malloc's chunk words
 #    around it; the first random input is called 200,000 or more times in a row before its recorded call; the
 #    rest of the executable's last page (past .bss) holds drawn bytes during each call (a write there is a
-#    finding); one long input in two is a power of two long; sorted arrays also decrease; sparse arrays (one
-#    random input in eight); integers near a square.
+#    finding); one long input in two is a power of two long; sorted arrays also decrease.
 VERIFIER_VERSION = 33
 
 # What verification does not establish, said next to every claim (the CLI's notes, the JSON report).
 LIMITS = (
     "verified by testing, not proof (unless the claim says proven): an input the generator never draws can "
     "still differ. Besides random values, one random input in eight has its integer arrays sorted (up or "
-    "down), one in eight sparse (zero but for one element in 1 to 4,096), its C strings made of words and an "
+    "down), its C strings made of words and an "
     "integer argument equal to one of its array's elements, one in sixteen an integer near an edge of its "
-    "type, and some integers lie near a power of two or a square; other shapes of a program's data (a struct "
+    "type, and some integers lie near a power of two; other shapes of a program's data (a struct "
     "graph, a particular text) are met only in its recorded calls",
     "buffers lie on the verifier's island, and on some inputs called from the harness's own C in the caller's "
     "stack frame or in the executable's .bss; a loose buffer has malloc's chunk words around it, but none lies "

@@ -145,6 +145,15 @@ def within(j: int, k: int) -> str:
     return f"({q} >= sc_g[{k}].base && {q} < sc_g[{k}].base + sc_g[{k}].cap)"
 
 
+def buffer_bytes(plan: Plan, k: int, nul: bool = True) -> str:
+    """C: the bytes of parameter k's buffer (an array or a C string, with its NUL unless `nul` is false) in
+    input `in`."""
+    p = plan.params[k]
+    if p.role == "array":
+        return f"(size_t)in->len[{k}] * sizeof({p.element.ctype})"
+    return f"((size_t)in->len[{k}] + {int(nul)})"
+
+
 def _read_only(plan: Plan) -> str:
     """sc_ro_begin: on one input in four, each buffer behind a const pointer read-only for the call, where its
     guard region holds no other parameter's buffer (sc_rt.h's sc_ro_protect says why)."""
@@ -168,8 +177,7 @@ def _watched(plan: Plan) -> str:
     outs = [k for k in bufs if not plan.params[k].ctype.startswith("const")]
 
     def nbytes(k: int) -> str:
-        p = plan.params[k]
-        return f"(size_t)in->len[{k}] * sizeof({p.element.ctype})" if p.role == "array" else f"(size_t)in->len[{k}] + 1"
+        return buffer_bytes(plan, k)
 
     lines = ["static unsigned sc_watch_regions(const sc_input *in) {"]
     if outs:
@@ -214,9 +222,7 @@ def _perturb(plan: Plan) -> str:
         return "\n".join(lines)
 
     def nbytes(k: int) -> str:
-        p = plan.params[k]
-        size = f"sizeof({p.element.ctype})" if p.role == "array" else "1"
-        return f"(in->pv[{k}] ? (size_t)in->len[{k}] * {size} : 0)"
+        return f"(in->pv[{k}] ? {buffer_bytes(plan, k, nul=False)} : 0)"
 
     lines.append(f"    total = {' + '.join(nbytes(k) for k in bufs)};")
     lines.append("    if (!total) return 0;")
@@ -238,10 +244,10 @@ def _movable(plan: Plan) -> str:
     input; an input watched or read-only for the call)."""
     bufs = []
     for k, p in enumerate(plan.params):
-        if p.role == "cstring":
-            bufs.append((k, f"in->len[{k}] + 1"))
-        elif p.role == "array" and not p.record and p.elem is not None and p.elem.role in ("int", "bool", "float"):
-            bufs.append((k, f"in->len[{k}] * sizeof({p.elem.ctype})"))
+        if p.role == "cstring" or (
+            p.role == "array" and not p.record and p.elem is not None and p.elem.role in ("int", "bool", "float")
+        ):
+            bufs.append((k, buffer_bytes(plan, k)))
         elif p.role == "array":
             return "static unsigned sc_movable(sc_input *in, void **pv[], size_t *bytes, unsigned char **lo, unsigned char **hi) { (void)in; (void)pv; (void)bytes; (void)lo; (void)hi; return 0; }"
     lines = [
@@ -351,7 +357,8 @@ __attribute__((noinline)) static {ret} sc_call_native({params}) {{
     if (room > ((size_t)64 << 10)) room = 0, where = 0;
     volatile uint64_t zone[{n_pad} + (room + 7) / 8]; /* the words nearest the call, then the copies */
     sc_plain_pad_fill(zone, {n_pad}, w);
-    if (where == 1 || where == 2) sc_move((unsigned char *)(zone + {n_pad}), room, pv, bytes, lo, hi, n, w);
+    if (where == 1 || where == 2) /* from a 64-byte boundary: each copy at its buffer's address modulo 64 */
+        sc_move((unsigned char *)(((uintptr_t)(zone + {n_pad}) + 63) & ~(uintptr_t)63), room - 64, pv, bytes, lo, hi, n, w);
     if (where == 3) sc_move(sc_near + 64 * (w >> 58), SC_NEAR_BYTES - 4096, pv, bytes, lo, hi, n, w);
     {repoint} /* the buffers' new places */
     {get}{typed}({args});
