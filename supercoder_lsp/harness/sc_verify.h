@@ -497,27 +497,24 @@ static uint64_t sc_one(sc_input *in, uint64_t *ret, uint64_t *outputs) {
 
 /* State kept from call to call, in memory the function does not own (a count below the stack, where a
  * program's own frames come and go): one input, the first random one (SC_REPEATED), is called again and
- * again before its recorded call (for SC_REPEAT_MS, at least SC_REPEAT_MIN times unless they take
- * SC_REPEAT_MOST_MS, at most SC_REPEAT_MAX), from the same plain C
+ * again before its recorded call (SC_REPEAT_MAX times, or as many as SC_REPEAT_MOST_MS allows), from the
+ * same plain C
  * caller on the harness's own stack (sc_plain.h), its buffers made anew before each call that may write
  * them; in a candidate's runs (the original's recorded call is its single call's result): a candidate that goes
  * wrong after many calls then differs on its recorded call, and one that crashes in between has that crash
  * as the input's result.
  * Not where the call printed or used files (it would again). */
 #define SC_REPEAT_MAX 1000000ULL
-#define SC_REPEAT_MIN 200000ULL /* at least, unless they take SC_REPEAT_MOST_MS */
-#define SC_REPEAT_MS 120
 #define SC_REPEAT_MOST_MS 1000
 /* Called by sc_one inside its call's window, right before the recorded call and from the same frame, so that
  * the calls lie at the same depth of the stack: a crash or a timeout here is the input's. */
 static void sc_repeat(sc_input *in) {
-    static uint64_t end, most, r;
+    static uint64_t most, r;
     static char *wrote_at;
-    end = sc_now_ns() + SC_REPEAT_MS * 1000000ULL;
-    most = end + (SC_REPEAT_MOST_MS - SC_REPEAT_MS) * 1000000ULL;
+    most = sc_now_ns() + SC_REPEAT_MOST_MS * 1000000ULL;
     wrote_at = stdout->_IO_write_ptr;
     for (r = 0; r < SC_REPEAT_MAX; r++) {
-        if ((r & 255) == 0 && (r >= SC_REPEAT_MIN || sc_now_ns() > most) && sc_now_ns() > end) break;
+        if ((r & 255) == 0 && sc_now_ns() > most) break;
         if (r && SC_WRITES_BUFFERS) sc_gen(sc_cur, in);
         sc_globals_for(sc_cur);
         sc_heap_begin();

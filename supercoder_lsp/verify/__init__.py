@@ -64,7 +64,7 @@ change to what is checked (screens, harness inputs, ABI checks, comparisons, tim
 #    33: one input in four is called from the harness's own compiled C on its own stack, with no trampoline
 #    anywhere (the plain caller checks the convention after the return); some of those inputs have their
 #    buffers in the caller's stack frame or in the executable's .bss; a loose buffer has malloc's chunk words
-#    around it; the first random input is called 200,000 or more times in a row before its recorded call; the
+#    around it; the first random input is called 1,000,000 times in a row before its recorded call; the
 #    rest of the executable's last page (past .bss) holds drawn bytes during each call (a write there is a
 #    finding); one long input in two is a power of two long; sorted arrays also decrease.
 VERIFIER_VERSION = 33
@@ -87,7 +87,7 @@ LIMITS = (
     "a result",
     "state kept from call to call: on one input in sixteen the function runs first on a neighbour of the "
     "input (one bit of its buffers flipped), so a memo keyed on part of its input is stale there; the first "
-    "random input is called 200,000 to 1,000,000 times in a row (fewer where they take over a second) right "
+    "random input is called 1,000,000 times in a row (fewer where they take over a second) right "
     "before its recorded call, from the same frame, so a count of calls is seen up to there; one wrong only "
     "after more calls is not",
     "one input in eight runs in a non-default SSE mode (a rounding mode, or flush-to-zero with "
