@@ -498,12 +498,10 @@ static uint64_t sc_one(sc_input *in, uint64_t *ret, uint64_t *outputs) {
 /* State kept from call to call, in memory the function does not own (a count below the stack, where a
  * program's own frames come and go): one input, the first random one (SC_REPEATED), is called again and
  * again before its recorded call (SC_REPEAT_MAX times, or as many as SC_REPEAT_MOST_MS allows), from the
- * same plain C
- * caller on the harness's own stack (sc_plain.h), its buffers made anew before each call that may write
- * them; in a candidate's runs (the original's recorded call is its single call's result): a candidate that goes
- * wrong after many calls then differs on its recorded call, and one that crashes in between has that crash
- * as the input's result.
- * Not where the call printed or used files (it would again). */
+ * same plain C caller on the harness's own stack (sc_plain.h), its buffers made anew before each call that
+ * may write them. In a candidate's runs only (the original's recorded call is its single call's result): a
+ * candidate that goes wrong after many calls then differs on its recorded call, and one that crashes in
+ * between has that crash as the input's result. Not where the call printed or used files (it would again). */
 #define SC_REPEAT_MAX 1000000ULL
 #define SC_REPEAT_MOST_MS 1000
 /* Called by sc_one inside its call's window, right before the recorded call and from the same frame, so that
