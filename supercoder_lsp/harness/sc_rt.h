@@ -47,7 +47,7 @@ static void __attribute__((unused)) sc_pool_fill(sc_rng *r, unsigned char *dst, 
 }
 
 /* A random integer of the given width: uniform bits, a random bit length,
- * a small value, or one near a power of two, so that loops over bits and
+ * a small value, or one near a power of two or a square, so that loops over bits and
  * digits see short and long runs alike. Returned sign-extended (signed) or
  * zero-extended (unsigned) to 64 bits. */
 static inline uint64_t sc_rand_int(sc_rng *r, int bits, int is_signed) {
@@ -55,7 +55,11 @@ static inline uint64_t sc_rand_int(sc_rng *r, int bits, int is_signed) {
     if (k < 3) v = sc_next(r);
     else if (k < 6) { int len = (int)sc_below(r, bits + 1); v = len ? (sc_next(r) >> (64 - len)) : 0; if (len && sc_below(r, 2)) v |= 1ULL << (len - 1); }
     else if (k < 7) v = sc_below(r, 256);
-    else { int p = (int)sc_below(r, bits); v = (1ULL << p) + (uint64_t)(int64_t)((int)sc_below(r, 3) - 1); }
+    else { /* near a power of two, or (one in two, from the same two draws) near a square: a root's edges */
+        uint64_t a = sc_next(r), b = sc_below(r, 3);
+        if (a & 1) { int half = (int)((a >> 1) % (uint64_t)((bits + 1) / 2 + 1)); uint64_t s = half ? (a >> 8) >> (56 - half) : 0; v = s * s + b - 1; }
+        else v = (1ULL << (int)(((unsigned __int128)a * (uint64_t)bits) >> 64)) + b - 1;
+    }
     if (bits < 64) v &= (1ULL << bits) - 1;
     if (is_signed) {
         uint64_t mask = bits < 64 ? (1ULL << bits) - 1 : ~0ULL;

@@ -67,6 +67,14 @@ static size_t sc_watch_len[SC_WATCH_MAX];
 static unsigned sc_watch_n;
 static volatile int sc_watching, sc_watch_bad;
 static volatile unsigned char sc_watch_val;
+/* Steps a watched call runs single-stepped; more on one input in 256 with buffers of up to
+ * SC_WATCH_BIG_BYTES (harness_c.py's sc_watch_regions), which the original's runs allow SC_LONG_LOOKS */
+#define SC_WATCH_STEPS 2000 /* then the call runs on unwatched: a long one stays within its time limit */
+#define SC_WATCH_STEPS_BIG 40000
+#define SC_WATCH_BIG_BYTES 8192
+#define SC_WATCH_BIG_MOST 8
+static unsigned sc_watch_most = SC_WATCH_STEPS;
+static inline int sc_watch_big_for(uint64_t i) { return (sc_mix(i ^ 0x57e9ULL) & 255) == 0; }
 static void __attribute__((unused)) sc_watch_add(unsigned char *p, size_t n) {
     if (n && sc_watch_n < SC_WATCH_MAX) { sc_watch_lo[sc_watch_n] = p; sc_watch_len[sc_watch_n++] = n; }
 }
@@ -321,12 +329,11 @@ static void sc_call_stack_init(void) {
 }
 
 /* SIGTRAP: a single step while the bytes around the buffers are watched; anything else a crash. */
-#define SC_WATCH_STEPS 2000 /* then the call runs on unwatched: a long one stays within its time limit */
 static unsigned sc_watch_steps;
 static void sc_on_trap(int sig, siginfo_t *si, void *ctx) {
     if (sc_watching && si->si_code == TRAP_TRACE) {
         sc_watch_step(0);
-        if (++sc_watch_steps >= SC_WATCH_STEPS) {
+        if (++sc_watch_steps >= sc_watch_most) {
             sc_watching = 0;
             ((ucontext_t *)ctx)->uc_mcontext.gregs[REG_EFL] &= ~0x100LL; /* the trap flag off as it returns */
         }
@@ -365,6 +372,7 @@ static unsigned sc_later_ticks = 1, sc_allowed = 1;
  * one in sixty loops, 25 of its 40 s); a function with slower inputs keeps the whole short limit. With the
  * long limit the floor is 200 ms: lz4's LZ4F_decompress loops on most generated states, 1-2 s each. */
 static unsigned sc_floor_looks, sc_max_looks;
+#define SC_LONG_LOOKS 500u /* ms, a long input's limit in the original's first runs */
 static uint64_t sc_slowest_ns;
 static unsigned sc_first_allowed(void) {
     uint64_t looks = (50 * sc_slowest_ns + 999999) / 1000000;
@@ -433,9 +441,10 @@ static uint64_t sc_hash_heap(uint64_t h, const sc_input *in) {
 
 /* One call, contained: the status word of the record. */
 /* State kept from one call for the next (a memo below the stack pointer, keyed on a few of its input's
- * bytes): on one input in sixteen, the function runs first on the input with one bit of its buffers
- * flipped (sc_perturb), its result left unused, then on the input itself, as a program calls it twice on
- * a buffer it changed in between. The original's runs and the candidate's alike: a stale result differs. */
+ * bytes): on one input in sixteen, the function runs first one to three times on the input with one bit of
+ * its buffers flipped (sc_perturb), its results left unused, then on the input itself, as a program calls it
+ * again on a buffer it changed in between. The original's runs and the candidate's alike: a stale result
+ * differs (a memo used from its third call on, after two, passed). */
 static int sc_priming;
 static void sc_repeat(sc_input *in);
 static uint64_t sc_one(sc_input *in, uint64_t *ret, uint64_t *outputs) {
@@ -443,7 +452,14 @@ static uint64_t sc_one(sc_input *in, uint64_t *ret, uint64_t *outputs) {
     if (!sc_priming && !in->deep && (sc_mix(sc_cur ^ 0x9213ULL) & 15) == 0) {
         sc_priming = 1;
         uint64_t r_, o_;
-        if (sc_perturb(in)) { (void)sc_one(in, &r_, &o_); sc_gen(sc_cur, in); }
+        uint64_t times = 1 + (sc_mix(sc_cur ^ 0x9214ULL) % 3);
+        if (sc_perturb(in, 0)) {
+            for (uint64_t t = 0; t < times; t++) {
+                (void)sc_one(in, &r_, &o_);
+                if (t + 1 < times && SC_WRITES_BUFFERS) { sc_gen(sc_cur, in); (void)sc_perturb(in, 0); }
+            }
+            sc_gen(sc_cur, in);
+        }
         sc_priming = 0;
     }
     sc_globals_for(sc_cur);
@@ -456,6 +472,7 @@ static uint64_t sc_one(sc_input *in, uint64_t *ret, uint64_t *outputs) {
     int watch = sc_watch_regions(in) > 0;
     if ((sig = sigsetjmp(sc_jmp, 0)) != 0) {
         sc_watching = 0; /* the handler ran with the trap flag clear: so does this */
+        sc_ticks_quiet = 0; /* (a crash in sc_repeat's calls) */
         sc_ro_end(); /* its const buffers writable again (a write into one is this crash) */
         __asm__ volatile("fninit\n\tcld" ::: "memory");
         uint32_t mx = 0x1f80; __asm__ volatile("ldmxcsr %0" :: "m"(mx));
@@ -506,14 +523,17 @@ static uint64_t sc_one(sc_input *in, uint64_t *ret, uint64_t *outputs) {
 #define SC_REPEAT_MOST_MS 1000
 /* Called by sc_one inside its call's window, right before the recorded call and from the same frame, so that
  * the calls lie at the same depth of the stack: a crash or a timeout here is the input's. */
-static void sc_repeat(sc_input *in) {
-    static uint64_t most, r;
+/* Its calls, `most` of them or up to `until` (ns); the input made anew before each call that may write it,
+ * and where `flips`, that many bits of it flipped (sc_perturb). Returns 0 where the call printed or used
+ * files (it would again: what it printed is left unsaid, its recorded call says it). */
+static int sc_repeat_calls(sc_input *in, uint64_t most, uint64_t until, unsigned flips) {
+    static uint64_t r;
     static char *wrote_at;
-    most = sc_now_ns() + SC_REPEAT_MOST_MS * 1000000ULL;
     wrote_at = stdout->_IO_write_ptr;
-    for (r = 0; r < SC_REPEAT_MAX; r++) {
-        if ((r & 255) == 0 && sc_now_ns() > most) break;
+    for (r = 0; r < most; r++) {
+        if ((r & 255) == 0 && sc_now_ns() > until) break;
         if (r && SC_WRITES_BUFFERS) sc_gen(sc_cur, in);
+        if (!r || SC_WRITES_BUFFERS) for (unsigned f = 0; f < flips; f++) (void)sc_perturb(in, 1 + f);
         sc_globals_for(sc_cur);
         sc_heap_begin();
         sc_io_begin(sc_cur);
@@ -521,13 +541,39 @@ static void sc_repeat(sc_input *in) {
         (void)sc_call(in);
         sc_io_on = 0;
         sc_heap_release();
-        if (stdout->_IO_write_ptr != wrote_at) { /* what it printed unsaid (still in the buffer): its recorded call says it */
+        if (stdout->_IO_write_ptr != wrote_at) {
             if (stdout->_IO_write_ptr > wrote_at) stdout->_IO_write_ptr = wrote_at;
-            break;
+            return 0;
         }
-        if (sc_io_used) break;
+        if (sc_io_used) return 0;
     }
-    if (SC_WRITES_BUFFERS) sc_gen(sc_cur, in);
+    return 1;
+}
+/* Then, as many times in the other half, on a neighbour of it (a few bits of its buffers flipped): a memo
+ * kept from call to call and keyed on less than the whole input (its address, its length, its first and
+ * last bytes) answers the recorded call with the neighbour's result, whatever count it waits for. The
+ * neighbour may lie outside the function's domain: a crash or timeout there ends those calls unsaid. */
+#define SC_REPEAT_FLIPS 8
+static void sc_repeat(sc_input *in) {
+    static sigjmp_buf outer;
+    static uint64_t half;
+    half = sc_now_ns() + SC_REPEAT_MOST_MS * 500000ULL;
+    sc_ticks_quiet = 1;
+    if (sc_repeat_calls(in, SC_REPEAT_MAX / 2, half, 0)) {
+        memcpy(&outer, &sc_jmp, sizeof outer);
+        if (sigsetjmp(sc_jmp, 0) == 0) (void)sc_repeat_calls(in, SC_REPEAT_MAX / 2, half + SC_REPEAT_MOST_MS * 500000ULL, SC_REPEAT_FLIPS);
+        else { /* as sc_one after a crash or timeout */
+            sc_ro_end();
+            __asm__ volatile("fninit\n\tcld" ::: "memory");
+            uint32_t mx = 0x1f80; __asm__ volatile("ldmxcsr %0" :: "m"(mx));
+            sc_io_on = 0;
+            sc_heap_release();
+            sc_in_call = 1;
+        }
+        memcpy(&sc_jmp, &outer, sizeof outer);
+    }
+    sc_ticks_quiet = 0;
+    sc_gen(sc_cur, in);
     sc_globals_for(sc_cur);
     sc_arm();
     sc_heap_begin();
@@ -624,6 +670,12 @@ int main(int argc, char **argv) {
         int skipped = mark == 1 || (sc_only_recorded && generated);
         if (!skipped) sc_gen(sc_cur, in);
         sc_allowed = sc_floor_looks ? sc_first_allowed() : mark == 2 ? 1 : sc_later_ticks;
+        /* a long input (up to 256 times the usual most) is allowed as much longer, to half a second in the
+         * original's first runs and five times that after: at 50 times the slowest ordinary input, the -O3
+         * original ran out of time on its 2^20-element array, and that length went unchecked. So is an input
+         * that may be watched single-stepped for longer (sc_watch_big_for) */
+        if ((sc_long_for(sc_cur) || sc_watch_big_for(sc_cur)) && !skipped && mark != 2)
+            sc_allowed = sc_floor_looks ? SC_LONG_LOOKS : sc_later_ticks * (SC_LONG_LOOKS / sc_input_ms + 1);
         char *wrote_at = stdout->_IO_write_ptr;
         int probed = 0;
         /* A call from the harness's own C (sc_plain.h) has the harness's frames above it: where the -O3

@@ -67,15 +67,22 @@ change to what is checked (screens, harness inputs, ABI checks, comparisons, tim
 #    around it; the first random input is called 1,000,000 times in a row before its recorded call; the
 #    rest of the executable's last page (past .bss) holds drawn bytes during each call (a write there is a
 #    finding); one long input in two is a power of two long; sorted arrays also decrease.
-VERIFIER_VERSION = 33
+#    34: the neighbour run first one to three times; the repeated input's calls, half of them, on a neighbour
+#    (a memo answers its recorded call stale); the ticks junk 16 KiB below the red zone; outputs of up to 8 KiB
+#    watched single-stepped on a sample; long inputs allowed up to half a second; one random input in 64 up to
+#    four times the usual most; byte arrays of text (and wide text); a lane of records clustered or counting
+#    up; overlaps past 64 elements; integers near a square.
+VERIFIER_VERSION = 34
 
 # What verification does not establish, said next to every claim (the CLI's notes, the JSON report).
 LIMITS = (
     "verified by testing, not proof (unless the claim says proven): an input the generator never draws can "
     "still differ. Besides random values, one random input in eight has its integer arrays sorted (up or "
-    "down), its C strings made of words and an "
+    "down), one in eight a lane of every 1, 2 or 4 elements clustered or counting up, its C strings and byte "
+    "or 16-bit arrays made of words (byte arrays one in two wide, a zero after each character) and an "
     "integer argument equal to one of its array's elements, one in sixteen an integer near an edge of its "
-    "type, and some integers lie near a power of two; other shapes of a program's data (a struct "
+    "type, and some integers lie near a power of two or a square; arrays that are mostly zeros are not drawn "
+    "as such; other shapes of a program's data (a struct "
     "graph, a particular text) are met only in its recorded calls",
     "buffers lie on the verifier's island, and on some inputs called from the harness's own C in the caller's "
     "stack frame or in the executable's .bss; a loose buffer has malloc's chunk words around it, but none lies "
@@ -85,16 +92,18 @@ LIMITS = (
     "memory no object owns: a write into the rest of the executable's last page (past .bss) is a finding; "
     "one elsewhere (below the stack, in a library's data, in the harness's own) is seen only where it changes "
     "a result",
-    "state kept from call to call: on one input in sixteen the function runs first on a neighbour of the "
-    "input (one bit of its buffers flipped), so a memo keyed on part of its input is stale there; the first "
-    "random input is called 1,000,000 times in a row (fewer where they take over a second) right "
-    "before its recorded call, from the same frame, so a count of calls is seen up to there; one wrong only "
-    "after more calls is not",
+    "state kept from call to call: on one input in sixteen the function runs first one to three times on a "
+    "neighbour of the input (one bit of its buffers flipped), so a memo keyed on part of its input is stale "
+    "there; in a candidate's runs the first random input is called up to 1,000,000 times in a row (fewer "
+    "where they take over a second) right before its recorded call, from the same frame, the second half of "
+    "them on a neighbour (eight bits flipped), so a count of calls is seen up to there and a memo that waits "
+    "for its n-th call answers stale; one wrong only after more calls is not",
     "one input in eight runs in a non-default SSE mode (a rounding mode, or flush-to-zero with "
     "denormals-are-zero); the x87 control word is always the default",
     "where the -O3 original runs out of time or fails on most generated inputs, its integer inputs are narrowed "
     "(the claim says 'with len in [0, 4095]'): a candidate is not checked outside that range",
-    "writes below the red zone are caught only when a signal lands while the data is live",
+    "writes below the red zone are caught only when a signal lands while the data is live (the harness's "
+    "ticks, every 200 microseconds, junk 16 KiB below it); data kept deeper is not",
     "the timed loop itself is not ABI-checked: a candidate could read the stack and registers of the timing driver",
     "pointer-valued globals keep their initial values",
     "a struct parameter's pointer fields are NULL in generated inputs; the program's recorded calls bring the "
@@ -125,10 +134,10 @@ LIMITS = (
     "its executable in a folder of the tool's) can still be read",
     "buffers behind const pointers are read-only during the call on one input in four; a store beside an "
     "output buffer or struct (64 bytes either side) that writes back the bytes it read is seen on a sample of short "
-    "generated inputs run single-stepped (48 a run, at most 256 bytes of buffers), else only where the end "
-    "lies against a guard page",
-    "generated arrays hold at most 4,096 elements (C strings 1,024) but on one random input in 12,500 (8 of "
-    "100,000), where an array sized by a length parameter or a C string gets up to 1,048,576 (or what the "
+    "generated inputs run single-stepped (48 a run, at most 256 bytes of buffers, and 8 of one input in 256 "
+    "with up to 8 KiB), else only where the end lies against a guard page",
+    "generated arrays hold at most 4,096 elements (C strings 1,024) but on one random input in 64 up to four "
+    "times that, and on one random input in 12,500 (8 of 100,000), where an array sized by a length parameter or a C string gets up to 1,048,576 (or what the "
     "length's type holds): one such input the longest, the others one in each octave past 4,096 (4,097-8,192, "
     "...), one in two the octave's top (a power of two); the report says the longest the original finished. An array with no length parameter and a struct "
     "are never long, and a slow original may finish none",

@@ -1133,7 +1133,11 @@ class FunctionHarness:
                 else:
                     what = f"{inp}: expected {expected}, got {actual}"
                 if i == self.n_edge and self.n_random:  # sc_verify.h's SC_REPEATED
-                    what += " (on its last of many calls in a row on this input, 1,000,000 or as many as a second allows: a result that changes after many calls)"
+                    what += (
+                        " (on its last of many calls in a row, 1,000,000 or as many as a second allows, the second half"
+                        " on a neighbour of this input with a few bits flipped: a result that changes after many calls,"
+                        " or one kept from a call on other data)"
+                    )
                 return Check(False, "wrong-output", f"{what}{only}", i, agrees)
             if st & DIRTY_UPPER and not self.base_dirty_upper:
                 return Check(

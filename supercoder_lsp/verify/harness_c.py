@@ -170,7 +170,9 @@ def _read_only(plan: Plan) -> str:
 
 
 def _watched(plan: Plan) -> str:
-    """sc_watch_regions: on one short generated input in 64 (at most 256 bytes of buffers; 48 a process), the
+    """sc_watch_regions: on one short generated input in 64 (at most 256 bytes of buffers; 48 a process), and
+    on one in 256 of up to SC_WATCH_BIG_BYTES (8 a process, more steps: a write-back past the end of a longer
+    output that only longer ones take passed), the
     64 bytes before and after each output buffer (an array, a string or a struct behind a non-const pointer, in
     a guard region of its own) for sc_verify.h's single-stepped watch; the number of regions."""
     bufs = [k for k, p in enumerate(plan.params) if p.role in ("array", "cstring")]
@@ -182,11 +184,17 @@ def _watched(plan: Plan) -> str:
     lines = ["static unsigned sc_watch_regions(const sc_input *in) {"]
     if outs:
         lines.append("    static int probing = -1;")
-        lines.append("    static unsigned watched; /* a step traps: each one costs microseconds */")
+        lines.append("    static unsigned watched, big; /* a step traps: each one costs microseconds */")
         lines.append('    if (probing < 0) probing = sc_getenv("SC_PROBE_LEN") != NULL;')
-        lines.append("    if (probing || in->deep || watched >= 48 || (sc_mix(sc_cur ^ 0x57e9ULL) & 63)) return 0;")
+        lines.append("    sc_watch_most = SC_WATCH_STEPS;")
+        lines.append("    if (probing || in->deep || (sc_mix(sc_cur ^ 0x57e9ULL) & 63)) return 0;")
         total = " + ".join(f"(in->pv[{k}] ? {nbytes(k)} : 0)" for k in bufs)
-        lines.append(f"    if ({total} > 256) return 0;")
+        lines.append(f"    size_t total = {total};")
+        lines.append(
+            "    if (total > SC_WATCH_BIG_BYTES || (total > 256 && (!sc_watch_big_for(sc_cur) || big >= SC_WATCH_BIG_MOST))"
+            " || (total <= 256 && watched >= 48)) return 0;"
+        )
+        lines.append("    if (total > 256) sc_watch_most = SC_WATCH_STEPS_BIG;")
         for k in outs:
             shared = " || ".join(within(j, k) for j in bufs if j != k) or "0"
             lines += [
@@ -201,7 +209,7 @@ def _watched(plan: Plan) -> str:
     else:
         lines.append("    (void)in;")
     if outs:
-        lines.append("    watched += sc_watch_n > 0;")
+        lines.append("    if (total > 256) big += sc_watch_n > 0; else watched += sc_watch_n > 0;")
     lines.append("    return sc_watch_n;")
     lines.append("}")
     return "\n".join(lines)
@@ -209,16 +217,16 @@ def _watched(plan: Plan) -> str:
 
 def _perturb(plan: Plan) -> str:
     """sc_perturb: one bit of one byte of the input's buffers flipped, the byte and bit drawn from the input's
-    index; 0 where it has no buffer bytes (sc_verify.h's sc_one calls the function on it first, on a sample of
+    index and `salt`; 0 where it has no buffer bytes (sc_verify.h's sc_one calls the function on it first, on a sample of
     inputs: what a call keeps for the next one must not change the next one's result)."""
     bufs = [k for k, p in enumerate(plan.params) if p.role in ("array", "cstring")]
     lines = [
-        "static int sc_perturb(sc_input *in) {",
-        "    sc_rng pr = { sc_mix(sc_cur ^ 0x9e77ULL) };",
+        "static int sc_perturb(sc_input *in, uint64_t salt) {",
+        "    sc_rng pr = { sc_mix(sc_cur ^ 0x9e77ULL ^ (salt << 32)) };",
         "    size_t total = 0;",
     ]
     if not bufs:
-        lines += ["    (void)in; (void)pr; (void)total;", "    return 0;", "}"]
+        lines += ["    (void)in; (void)pr; (void)total; (void)salt;", "    return 0;", "}"]
         return "\n".join(lines)
 
     def nbytes(k: int) -> str:

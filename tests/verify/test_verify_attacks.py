@@ -319,12 +319,30 @@ def test_a_store_beside_a_struct_that_writes_back_the_same_bytes_is_seen(tmp_pat
     assert (chk.ok, chk.reason) == (False, "wrong-output") and "beside a buffer" in chk.detail, chk.detail
 
 
-def test_a_result_kept_for_the_next_call_is_seen(tmp_path):
+@pytest.mark.parametrize("wrong", ["sum_ints_memo.c", "sum_ints_memo3.c"], ids=["second-call", "third-call"])
+def test_a_result_kept_for_the_next_call_is_seen(tmp_path, wrong):
     """A memo below the stack pointer, keyed on a few of the input's elements: right on every new input, stale
-    where a program calls it again on a buffer it changed. On a sample of inputs the harness calls it first on
-    the input with one bit of its buffers flipped, then on the input."""
-    h, chk = verdict(tmp_path, "sum_ints.c", "sum_ints_memo.c", "sum_ints")
+    where a program calls it again on a buffer it changed. On a sample of inputs the harness calls it first,
+    one to three times, on the input with one bit of its buffers flipped, then on the input; and a candidate's
+    repeated input is called many times on a neighbour before its recorded call (a memo that answers from its
+    third matching call on passed one call on a neighbour)."""
+    h, chk = verdict(tmp_path, "sum_ints.c", wrong, "sum_ints")
     assert (chk.ok, chk.reason) == (False, "wrong-output"), chk.detail
+
+
+def test_data_kept_below_the_red_zone_is_lost_to_a_signal(tmp_path):
+    """A running sum kept 3 KiB below the stack pointer: the harness's ticks (a program's signal handlers)
+    fill 16 KiB below the red zone with junk that changes from tick to tick (2 KiB let it pass)."""
+    h, chk = verdict(tmp_path, "sum_ints.c", "sum_ints_deep_scratch.c", "sum_ints")
+    assert (chk.ok, chk.reason) == (False, "wrong-output"), chk.detail
+
+
+def test_a_stale_write_back_past_a_longer_output_is_seen(tmp_path):
+    """For n over 128, the 32 bytes past dst rewritten with what they held, only where no page boundary is
+    near: longer buffers (up to 8 KiB) are watched single-stepped on a sample of inputs too."""
+    h, chk = verdict(tmp_path, "inc_copy.c", "inc_copy_tail_rmw.c", "inc_copy")
+    assert (chk.ok, chk.reason) == (False, "wrong-output"), chk.detail
+    assert "beside a buffer" in chk.detail, chk.detail
 
 
 @pytest.mark.parametrize(
@@ -333,6 +351,10 @@ def test_a_result_kept_for_the_next_call_is_seen(tmp_path):
         ("find_first.c", "find_first_sorted.c", "find_first"),  # sorted data, and a key that is in it
         ("count_spaces.c", "count_spaces_the.c", "count_spaces"),  # the words of a text
         ("ones64.c", "ones64_near_top.c", "ones64"),  # integers near the top of their type
+        ("sum_ints.c", "sum_ints_rows.c", "sum_ints"),  # elements that count up by one (row numbers)
+        ("sum_ints.c", "sum_ints_mid_long.c", "sum_ints"),  # lengths a little past a multiple of 4,096
+        ("sum_bytes.c", "sum_bytes_prose.c", "sum_bytes"),  # prose in a byte buffer (not only in C strings)
+        ("inc_copy.c", "inc_copy_blocks128.c", "inc_copy"),  # buffers 65 to 127 elements apart
     ],
 )
 def test_data_a_program_has_and_random_draws_do_not_is_generated(tmp_path, original, wrong, name):
