@@ -10,7 +10,7 @@ demo: setup
 	$(BIN)/supercoder optimize examples/popcount.c
 
 test: setup
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q --durations=30  # the slowest, for whoever makes CI faster (issue 44)
 
 test-fast: setup    ## each stage on its own, under a minute: no editors, no hyperfine
 	$(BIN)/python -m pytest -q -m fast

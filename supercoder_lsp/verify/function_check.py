@@ -883,6 +883,14 @@ class FunctionHarness:
             for i in range(self.n_inputs)
             if a.failed(i) != b.failed(i) or (not a.failed(i) and a.values[i] != b.values[i])
         ]
+        # a generated input that ran out of time here alone (taken as it is, not run again: late_ok) says
+        # nothing about where its buffers lie: on a busy machine it is left out as one out of time (one in
+        # 28,000 of a compressor's inputs was said to read past its buffers, in one full test run in two)
+        late = {i for i in moved if i < late_ok and not a.failed(i) and b.status[i] & TIMED_OUT}
+        for i in late:
+            self.skipped += 1
+            a.status[i] |= TIMED_OUT
+        moved = [i for i in moved if i not in late]
         # a recorded call that reaches memory the recording did not keep (past a region's 64 KiB, a
         # pointer it did not follow) is an incomplete input: left out, not the harness
         self.outside_recorded = sum(1 for i in moved if i >= first_recorded)

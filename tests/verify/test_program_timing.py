@@ -71,7 +71,13 @@ def test_a_contained_program_may_read_the_files_its_workload_names_and_nothing_e
 
 def test_timed_runs_that_die_or_write_another_output_give_no_ratio(tmp_path):
     """hyperfine keeps timing with -i; every run's exit status and output is checked instead."""
-    good = _program(tmp_path, "good", '#include <stdio.h>\nint main(void){ puts("42"); return 0; }\n')
+    # a few ms of work: a run of puts alone took no measurable time once hyperfine took off its overhead
+    good = _program(
+        tmp_path,
+        "good",
+        "#include <stdio.h>\nint main(void){ volatile unsigned s = 0; for (unsigned i = 0; i < 3000000; i++) s += i;"
+        ' puts("42"); return 0; }\n',
+    )
     dies = _program(
         tmp_path, "dies", "#include <unistd.h>\n#include <sys/syscall.h>\nint main(void){ syscall(SYS_getppid); }\n"
     )
