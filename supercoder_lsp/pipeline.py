@@ -438,16 +438,27 @@ class Pipeline:
                     early_timer = early.result()
                 except build.BuildError:
                     early_timer = None
-        grown = probe_past_types(plan) if harness is None and READS_PAST in (res.harness or "") else None
-        if grown is not None:  # a public struct the original reads as a larger private one: probe its size
+        # where the original reads past its buffers, they may be sized wrong: a public struct it reads as a
+        # larger private one, an array that only shares another's length. Tried where the harness was refused
+        # so, and where generated inputs were left out instead (a private state's data pointers may run past
+        # their buffer, as long as most inputs do not): there the probed harness is taken where it leaves out
+        # fewer (frame/table.c's `unsigned *bits`, one value: once more of its inputs finished, its 253 left
+        # out had kept it sized by `codes`)
+        left_out = harness is not None and harness.outside_generated > 0 and not harness.n_recorded
+        refused = harness is None and READS_PAST in (res.harness or "")
+        grown = probe_past_types(plan) if refused or left_out else None
+        if grown is not None:
             with sw("harness"):
                 probed = self._probed(ctx, fn, grown, base_obj, fdir)
                 # a probe that grew nothing gives the same harness, which fails the same way (inflate_fast:
                 # its first run and self-check again, 45 s)
                 if probed.supported and not self._same_harness(probed, plan):
-                    plan, early_timer = probed, None  # make_timer and the recording follow the probed plan
-                    rec = program_recording(ctx, fn, plan, base_obj, fdir, self.opts, self.notes)
-                    harness, support, res.harness = build_harness(ctx, fn, plan, base_obj, fdir, self.opts, rec)
+                    at = fdir / "grown" if harness is not None else fdir  # the first harness's files kept
+                    rec2 = program_recording(ctx, fn, probed, base_obj, at, self.opts, self.notes)
+                    got = build_harness(ctx, fn, probed, base_obj, at, self.opts, rec2)
+                    if harness is None or (got[0] is not None and got[0].outside_generated < harness.outside_generated):
+                        plan, early_timer, rec = probed, None, rec2  # make_timer and the recording follow it
+                        harness, support, res.harness = got
         if plan.supported and harness is None and own is None:
             with sw("harness"):
                 got = self._own_programs(ctx, fn, plan, base_obj, fdir, res)

@@ -704,6 +704,13 @@ def _buffer(plan: Plan, k: int, p: ParamPlan, ne: int) -> list[str]:
                 f" if (down) for (size_t t = 0; t < cut / 2; t++) {{ {et} w = a{k}[t]; a{k}[t] = a{k}[cut - 1 - t];"
                 f" a{k}[cut - 1 - t] = w; }} }}"
             )
+            # one random input in eight (another): sparse, zero but for about one element in 2 to 4,096 (a
+            # bitmap, a mostly empty table: a candidate that skips zero blocks and is wrong past them passed)
+            out.append(
+                f"    if (!edge && pat{k} == 2 && L{k} > 1 && (sc_mix(i ^ (0x50e7ULL + {k})) & 7) == 1) {{"
+                f" sc_rng sr = {{ sc_mix(i ^ (0x59a4ULL + {k})) }}; uint64_t one_in = 2 + sc_below(&sr, 4095);"
+                f" for (size_t t = 0; t < L{k}; t++) if (sc_below(&sr, one_in)) a{k}[t] = 0; }}"
+            )
             # one in eight (another): one lane of every 1, 2 or 4 elements (a field of a table of records) either
             # clustered, a common base plus deltas of up to 20 bits (timestamps, addresses), or counting up from
             # it (row numbers, ids): a candidate wrong on such values alone passed every random draw
