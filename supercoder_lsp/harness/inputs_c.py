@@ -751,13 +751,17 @@ def _buffer(plan: Plan, k: int, p: ParamPlan, ne: int) -> list[str]:
             f" : (unsigned char)sc_alpha{k}[sc_below(&r, sizeof sc_alpha{k} - 1)];"
         )
         # one random input in eight: words of a text, as a program's strings are (a word such as "the " is
-        # almost never drawn letter by letter); drawn apart from `r`
+        # almost never drawn letter by letter), one in three of them the pieces of paths, names and URLs (a
+        # candidate wrong on "/usr/lib/..." alone passed); drawn apart from `r`
         out.append(
             f"    if (!edge && pat{k} == 2 && (sc_mix(i ^ (0x7e47ULL + {k})) & 7) == 0) {{"
             f' static const char *const sc_words{k}[] = {{ "the ", "and ", "of ", "to ", "a ", "in ",'
             f' "is ", "that ", "it ", "for ", "The ", "\\n", ", ", ". ", "e", "s ", "  ", "\\t" }};'
-            f" sc_rng sr = {{ sc_mix(i ^ (0x7e4bULL + {k})) }}; size_t t = 0;"
-            f" while (t < L{k}) {{ const char *w = sc_words{k}[sc_below(&sr, sizeof sc_words{k} / sizeof *sc_words{k})];"
+            f' static const char *const sc_tokens{k}[] = {{ "/", "/usr", "/lib/", "src", "x86_64", "-", "_", ".",'
+            f' "..", ".c", ".so.6", "=", ":", "0", "42", "://", "a", "Z", "%20", "\\\\" }};'
+            f" sc_rng sr = {{ sc_mix(i ^ (0x7e4bULL + {k})) }}; size_t t = 0; int tok = sc_below(&sr, 3) == 0;"
+            f" while (t < L{k}) {{ const char *w = tok ? sc_tokens{k}[sc_below(&sr, sizeof sc_tokens{k} / sizeof *sc_tokens{k})]"
+            f" : sc_words{k}[sc_below(&sr, sizeof sc_words{k} / sizeof *sc_words{k})];"
             f" while (*w && t < L{k}) a{k}[t++] = (unsigned char)*w++; }} }}"
         )
         out.append(f"    a{k}[L{k}] = 0;")

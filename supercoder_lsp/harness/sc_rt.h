@@ -142,10 +142,26 @@ static inline int sc_run_field(unsigned char *p, unsigned bytes, unsigned how, u
     return 1;
 }
 
+/* One in seven a value of the few that programs make and random bits almost never are: zeros of either sign,
+ * infinities, the NaN 0/0 and sqrt(-1) give (sign set) and others, denormals, the edges of the normal range,
+ * halves (rounding ties) and the edges of 2^52 and 2^53 (where doubles stop holding fractions, integers) */
+static const uint64_t sc_fp_specials[] = {
+    0x0000000000000000ULL, 0x8000000000000000ULL, 0x7ff0000000000000ULL, 0xfff0000000000000ULL,
+    0xfff8000000000000ULL, 0x7ff8000000000000ULL, 0x7ff0000000000001ULL, 0xfff4000000000123ULL,
+    0x0000000000000001ULL, 0x800fffffffffffffULL, 0x0010000000000000ULL, 0x7fefffffffffffffULL,
+    0xffefffffffffffffULL, 0x3fe0000000000000ULL, 0xbff8000000000000ULL, 0x4004000000000000ULL,
+    0x4330000000000000ULL, 0x432fffffffffffffULL, 0x4340000000000000ULL, 0xc33fffffffffffffULL,
+};
 static inline double sc_rand_double(sc_rng *r) {
-    uint64_t k = sc_below(r, 6), b;
+    uint64_t k = sc_below(r, 7), b;
     double d;
     switch (k) {
+    case 6:
+        b = sc_next(r);
+        if (b & 1) { d = (double)((int64_t)(b >> 44) - (1 << 19)) + 0.5; return d; } /* a tie */
+        b = sc_fp_specials[(b >> 1) % (sizeof sc_fp_specials / sizeof *sc_fp_specials)];
+        memcpy(&d, &b, 8);
+        return d;
     case 0: b = sc_next(r); memcpy(&d, &b, 8); return d; /* any bit pattern */
     case 1: return (double)(int64_t)sc_below(r, 2001) - 1000.0;
     case 2: return ((double)(sc_next(r) >> 11) / 9007199254740992.0) * 2.0 - 1.0;

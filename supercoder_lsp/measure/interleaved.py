@@ -78,7 +78,9 @@ def render_timing(
 #define SC_M {_slots(plan, recorded, fresh)}
 {"#define SC_FRESH 1" if fresh or _fresh(recorded) else ""}
 {"#define SC_FRESH_ALL 1" if fresh else ""}
-extern {ret} sc_t0({proto}), sc_t1({proto}), sc_t2({proto});
+extern {ret} sc_t0({proto}); /* one declaration each: `T *a(), b()` makes b return T, not a pointer */
+extern {ret} sc_t1({proto});
+extern {ret} sc_t2({proto});
 #define RET_T {ret}
 #define PROTO_T {proto}
 #define SC_CALL(fn, in, acc) {body}

@@ -74,7 +74,8 @@ int main(int argc, char **argv) {{
     int fd = atoi(argv[3]);
     sc_sandbox_enter(SC_STRICT, fd);
     for (uint64_t v = lo; v < hi; v++) {{
-        {ret} x = sc_orig({call}), y = sc_cand({call});
+        {ret} x = sc_orig({call});
+        {ret} y = sc_cand({call});
         if (x != y) {{
             uint64_t rec[3] = {{ v, (uint64_t)x, (uint64_t)y }};
             if (write(fd, rec, sizeof rec) != sizeof rec) _exit(3);
@@ -294,7 +295,8 @@ extern {ret} sc_orig({proto});
 extern {ret} sc_cand({proto});
 int main(int argc, char **argv) {{
     if (argc != {len(sig.params) + 1}) return 2;
-    {ret} x = sc_orig({args}), y = sc_cand({args});
+    {ret} x = sc_orig({args});
+    {ret} y = sc_cand({args});
     printf("%llu %llu\\n", (unsigned long long)x, (unsigned long long)y);
     return 0;
 }}

@@ -7,7 +7,7 @@ import re
 from pathlib import Path
 
 import pytest
-from support import FIXTURES
+from support import FIXTURES, pipeline_on_rewrites
 
 from supercoder_lsp import build
 from supercoder_lsp.asm.cut import cut_function
@@ -204,3 +204,14 @@ def test_state_kept_between_calls_does_not_pay_off(tmp_path):
     near = timer.time(base, (FIX / "timing" / "mix_memo_near.s").read_text(), "near")
     # the cache gave 1.64x; its loop alone is gcc's within a few percent either way (1.03x was seen once)
     assert near.speedup < 1.2, near.detail
+
+
+def test_a_function_that_returns_a_pointer_is_timed(tmp_path):
+    """Its three copies were declared `T *sc_t0(), sc_t1(), sc_t2()`, which makes the last two return T: the
+    timing driver did not compile, and no function returning a pointer could get a speedup."""
+    fx = FIXTURES / "measure"
+    res = pipeline_on_rewrites(tmp_path, fx / "last_slash.c", "last_slash", fx / "last_slash_unrolled.c")
+    [c] = res.candidates
+    assert "could not be timed" not in c.detail, c.detail
+    assert c.status == "accepted" or c.reason == "not-faster", c.detail
+    assert "95% CI" in c.detail, c.detail
