@@ -44,6 +44,7 @@ FORBIDDEN = {
     "nondeterministic instruction": "rdtsc rdtscp rdrand rdseed rdpid cpuid xgetbv rdfsbase rdgsbase",
     # the verifier single-steps a call to watch the bytes around its buffers (sc_verify.h): the trap flag is its
     "writes the flags register's trap flag": "popf popfw popfd popfq",
+    "reads the flags register's trap flag (the verifier's single-stepping)": "pushf pushfw pushfd pushfq",
 }
 FORBIDDEN_MNEMONICS = {m: why for why, ms in FORBIDDEN.items() for m in ms.split()}  # mnemonic -> why
 _PREFIXES = {

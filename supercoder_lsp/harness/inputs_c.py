@@ -712,14 +712,16 @@ def _buffer(plan: Plan, k: int, p: ParamPlan, ne: int) -> list[str]:
                 f" for (size_t t = 0; t < L{k}; t++) if (sc_below(&sr, one_in)) a{k}[t] = 0; }}"
             )
             # one in eight (another): one lane of every 1, 2 or 4 elements (a field of a table of records) either
-            # clustered, a common base plus deltas of up to 20 bits (timestamps, addresses), or counting up from
-            # it (row numbers, ids): a candidate wrong on such values alone passed every random draw
+            # clustered, a common base plus deltas of up to 20 bits (timestamps, addresses), counting up from
+            # it (row numbers, ids), or smooth, a sampled signal whose slope changes by -2 to 2 a step: a
+            # candidate wrong on such values alone passed every random draw
             out.append(
                 f"    if (!edge && pat{k} == 2 && L{k} > 2 && (sc_mix(i ^ (0x50e7ULL + {k})) & 7) == 2) {{"
                 f" sc_rng sr = {{ sc_mix(i ^ (0x1a4eULL + {k})) }}; size_t s = (size_t)1 << sc_below(&sr, 3), lane = sc_below(&sr, s);"
-                f" uint64_t base = (uint64_t)a{k}[0], up = sc_below(&sr, 2), step = sc_below(&sr, 2) ? 1 : 1 + sc_below(&sr, 8);"
-                f" int db = 1 + (int)sc_below(&sr, 20);"
-                f" for (size_t t = lane; t < L{k}; t += s) a{k}[t] = ({et})(up ? base + (t / s) * step : base + (sc_next(&sr) >> (64 - db))); }}"
+                f" uint64_t base = (uint64_t)a{k}[0], how = sc_below(&sr, 3), step = sc_below(&sr, 2) ? 1 : 1 + sc_below(&sr, 8);"
+                f" int db = 1 + (int)sc_below(&sr, 20); int64_t v = (int64_t)sc_below(&sr, 2001) - 1000, d = (int64_t)sc_below(&sr, 65) - 32;"
+                f" for (size_t t = lane; t < L{k}; t += s) {{ a{k}[t] = ({et})(how == 1 ? base + (t / s) * step"
+                f" : how == 0 ? base + (sc_next(&sr) >> (64 - db)) : (uint64_t)v); v += d; d += (int64_t)sc_below(&sr, 5) - 2; }} }}"
             )
             if p.element.bits in (8, 16):
                 # one in eight: words of a text, as a program's bytes are (prose in a byte buffer, a UTF-16 string;
@@ -727,7 +729,8 @@ def _buffer(plan: Plan, k: int, p: ParamPlan, ne: int) -> list[str]:
                 out.append(
                     f"    if (!edge && pat{k} == 2 && (sc_mix(i ^ (0x7e47ULL + {k})) & 7) == 0) {{"
                     f' static const char *const sc_words{k}[] = {{ "the ", "and ", "of ", "to ", "a ", "in ",'
-                    f' "is ", "that ", "it ", "for ", "The ", "\\n", ", ", ". ", "e", "s ", "  ", "\\t" }};'
+                    f' "is ", "that ", "it ", "for ", "The ", "\\n", ", ", ". ", "e", "s ", "  ", "\\t",'
+                    f' "caf\\xc3\\xa9 ", "\\xd0\\xb4\\xd0\\xb0 ", "\\xce\\xb1\\xce\\xb2\\xce\\xb3\\xce\\xb4\\xce\\xb5\\xce\\xb6\\xce\\xb7\\xce\\xb8", "\\xd0\\xb7\\xd0\\xb4\\xd1\\x80\\xd0\\xb0\\xd0\\xb2\\xd1\\x81\\xd1\\x82\\xd0\\xb2\\xd1\\x83\\xd0\\xb9\\xd1\\x82\\xd0\\xb5 ", "\\xe6\\x97\\xa5\\xe6\\x9c\\xac" }};'
                     f" sc_rng sr = {{ sc_mix(i ^ (0x7e4bULL + {k})) }}; size_t t = 0; int wide = {int(p.element.bits == 8)} && sc_below(&sr, 2);"
                     f" while (t < L{k}) {{ const char *w = sc_words{k}[sc_below(&sr, sizeof sc_words{k} / sizeof *sc_words{k})];"
                     f" while (*w && t < L{k}) {{ a{k}[t++] = ({et})*w++; if (wide && t < L{k}) a{k}[t++] = 0; }} }} }}"
@@ -756,7 +759,8 @@ def _buffer(plan: Plan, k: int, p: ParamPlan, ne: int) -> list[str]:
         out.append(
             f"    if (!edge && pat{k} == 2 && (sc_mix(i ^ (0x7e47ULL + {k})) & 7) == 0) {{"
             f' static const char *const sc_words{k}[] = {{ "the ", "and ", "of ", "to ", "a ", "in ",'
-            f' "is ", "that ", "it ", "for ", "The ", "\\n", ", ", ". ", "e", "s ", "  ", "\\t" }};'
+            f' "is ", "that ", "it ", "for ", "The ", "\\n", ", ", ". ", "e", "s ", "  ", "\\t",'
+            f' "caf\\xc3\\xa9 ", "\\xd0\\xb4\\xd0\\xb0 ", "\\xce\\xb1\\xce\\xb2\\xce\\xb3\\xce\\xb4\\xce\\xb5\\xce\\xb6\\xce\\xb7\\xce\\xb8", "\\xd0\\xb7\\xd0\\xb4\\xd1\\x80\\xd0\\xb0\\xd0\\xb2\\xd1\\x81\\xd1\\x82\\xd0\\xb2\\xd1\\x83\\xd0\\xb9\\xd1\\x82\\xd0\\xb5 ", "\\xe6\\x97\\xa5\\xe6\\x9c\\xac" }};'
             f' static const char *const sc_tokens{k}[] = {{ "/", "/usr", "/lib/", "src", "x86_64", "-", "_", ".",'
             f' "..", ".c", ".so.6", "=", ":", "0", "42", "://", "a", "Z", "%20", "\\\\" }};'
             f" sc_rng sr = {{ sc_mix(i ^ (0x7e4bULL + {k})) }}; size_t t = 0; int tok = sc_below(&sr, 3) == 0;"
@@ -855,7 +859,8 @@ def _keys_from_data(plan: Plan) -> list[str]:
 
 def aliasable_pairs(plan: Plan) -> list[tuple[int, int]]:
     """Pairs of arrays that C lets point into the same memory: the same element
-    type, the same length parameter, neither `restrict`, at least one written."""
+    type, the same length parameter, neither `restrict`; two read-only ones too (a dot product of an array
+    with itself, or with itself a few elements on: a candidate wrong there alone passed)."""
     ps = plan.params
     pairs = []
     for a, p in enumerate(ps):
@@ -867,7 +872,6 @@ def aliasable_pairs(plan: Plan) -> list[tuple[int, int]]:
                 and p.length_param == q.length_param
                 and p.length_param is not None
                 and not (p.restrict or q.restrict)
-                and not (p.ctype.startswith("const") and q.ctype.startswith("const"))
             ):
                 pairs.append((a, b))
     return pairs

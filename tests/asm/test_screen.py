@@ -30,6 +30,9 @@ def fn(body: str) -> str:
         pytest.param("\tmovq %cr0, %rax", "control or debug register", id="cr0"),
         pytest.param("\trdtsc", "nondeterministic", id="rdtsc"),
         pytest.param("\tcpuid", "nondeterministic", id="cpuid"),
+        # the trap flag tells a single-stepped check from a real call: a candidate read it and went wrong there
+        pytest.param("\tpushfq\n\tpopq %rax", "reads the flags register's trap flag", id="pushf"),
+        pytest.param("\tpushq %rax\n\tpopfq", "writes the flags register's trap flag", id="popf"),
         pytest.param("\t.byte 0x0f, 0x05", "raw bytes in an executable section", id="raw-bytes"),
         pytest.param('\t.incbin "/etc/passwd"', ".incbin pulls in an outside file", id="incbin"),
         pytest.param('\t.include "evil.s"', ".include pulls in an outside file", id="include"),

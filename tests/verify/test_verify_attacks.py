@@ -355,6 +355,9 @@ def test_a_stale_write_back_past_a_longer_output_is_seen(tmp_path):
         ("sum_ints.c", "sum_ints_sparse.c", "sum_ints"),  # arrays that are zero but for a few elements
         ("neg_all.c", "neg_all_default_nan.c", "neg_all"),  # the NaN 0/0 gives, in an array
         ("count_slashes.c", "count_slashes_paths.c", "count_slashes"),  # a path in a C string
+        ("dot_ints.c", "dot_ints_self.c", "dot_ints"),  # two read-only arrays that are one
+        ("sum_ints.c", "sum_ints_smooth.c", "sum_ints"),  # a sampled signal
+        ("sum_bytes.c", "sum_bytes_utf8.c", "sum_bytes"),  # text in two-byte UTF-8
         ("sum_ints.c", "sum_ints_mid_long.c", "sum_ints"),  # lengths a little past a multiple of 4,096
         ("sum_bytes.c", "sum_bytes_prose.c", "sum_bytes"),  # prose in a byte buffer (not only in C strings)
         ("inc_copy.c", "inc_copy_blocks128.c", "inc_copy"),  # buffers 65 to 127 elements apart
