@@ -446,7 +446,9 @@ static uint64_t sc_hash_heap(uint64_t h, const sc_input *in) {
  * again on a buffer it changed in between. The original's runs and the candidate's alike: a stale result
  * differs (a memo used from its third call on, after two, passed). */
 static int sc_priming;
-static void sc_repeat(sc_input *in);
+static inline __attribute__((always_inline)) void sc_repeat(sc_input *in);
+static void sc_repeat_end(sc_input *in);
+static volatile int sc_neighbour_on; /* a crash or timeout now is sc_repeat's neighbour's: sc_one goes on */
 static uint64_t sc_one(sc_input *in, uint64_t *ret, uint64_t *outputs) {
     int sig;
     if (!sc_priming && !in->deep && (sc_mix(sc_cur ^ 0x9213ULL) & 15) == 0) {
@@ -478,12 +480,19 @@ static uint64_t sc_one(sc_input *in, uint64_t *ret, uint64_t *outputs) {
         uint32_t mx = 0x1f80; __asm__ volatile("ldmxcsr %0" :: "m"(mx));
         sc_io_on = 0;
         sc_heap_release(); /* what it allocated before it died */
+        if (sc_neighbour_on) { /* on sc_repeat's neighbour, maybe outside the domain: its recorded call next */
+            sc_neighbour_on = 0;
+            sc_in_call = 1;
+            sc_repeat_end(in);
+            goto recorded;
+        }
         *ret = 0; *outputs = 0;
         return sig == SIGALRM ? SC_TIMED_OUT : SC_CRASHED | (uint64_t)sig;
     }
     /* a candidate's runs only: a result that does not change from call to call is the original's own single
      * call's (the function's globals start each call as they were), and its runs keep their time */
     if (sc_cur == SC_REPEATED && !sc_priming && !watch && !in->deep && !(sc_mode & (32 | 8 | 4))) sc_repeat(in);
+recorded:
     if (watch) {
         sc_watch_bad = 0;
         sc_watch_steps = 0;
@@ -526,7 +535,7 @@ static uint64_t sc_one(sc_input *in, uint64_t *ret, uint64_t *outputs) {
 /* Its calls, `most` of them or up to `until` (ns); the input made anew before each call that may write it,
  * and where `flips`, that many bits of it flipped (sc_perturb). Returns 0 where the call printed or used
  * files (it would again: what it printed is left unsaid, its recorded call says it). */
-static int sc_repeat_calls(sc_input *in, uint64_t most, uint64_t until, unsigned flips) {
+static inline __attribute__((always_inline)) int sc_repeat_calls(sc_input *in, uint64_t most, uint64_t until, unsigned flips) {
     static uint64_t r;
     static char *wrote_at;
     wrote_at = stdout->_IO_write_ptr;
@@ -554,30 +563,28 @@ static int sc_repeat_calls(sc_input *in, uint64_t most, uint64_t until, unsigned
  * last bytes) answers the recorded call with the neighbour's result, whatever count it waits for. The
  * neighbour may lie outside the function's domain: a crash or timeout there ends those calls unsaid. */
 #define SC_REPEAT_FLIPS 8
-static void sc_repeat(sc_input *in) {
-    static sigjmp_buf outer;
-    static uint64_t half;
-    half = sc_now_ns() + SC_REPEAT_MOST_MS * 500000ULL;
-    sc_ticks_quiet = 1;
-    if (sc_repeat_calls(in, SC_REPEAT_MAX / 2, half, 0)) {
-        memcpy(&outer, &sc_jmp, sizeof outer);
-        if (sigsetjmp(sc_jmp, 0) == 0) (void)sc_repeat_calls(in, SC_REPEAT_MAX / 2, half + SC_REPEAT_MOST_MS * 500000ULL, SC_REPEAT_FLIPS);
-        else { /* as sc_one after a crash or timeout */
-            sc_ro_end();
-            __asm__ volatile("fninit\n\tcld" ::: "memory");
-            uint32_t mx = 0x1f80; __asm__ volatile("ldmxcsr %0" :: "m"(mx));
-            sc_io_on = 0;
-            sc_heap_release();
-            sc_in_call = 1;
-        }
-        memcpy(&sc_jmp, &outer, sizeof outer);
-    }
+/* After them: the input made anew and its call's window set up again, for its recorded call */
+static void sc_repeat_end(sc_input *in) {
     sc_ticks_quiet = 0;
     sc_gen(sc_cur, in);
     sc_globals_for(sc_cur);
     sc_arm();
     sc_heap_begin();
     sc_io_begin(sc_cur);
+}
+/* Inlined into sc_one, with no setjmp of its own (a function that calls setjmp is never inlined): every call
+ * lies at the depth of the recorded call (called one frame deeper, a count kept 16 KiB below the stack was
+ * another count there, and the call-counting candidate passed) */
+static inline __attribute__((always_inline)) void sc_repeat(sc_input *in) {
+    static uint64_t half;
+    half = sc_now_ns() + SC_REPEAT_MOST_MS * 500000ULL;
+    sc_ticks_quiet = 1;
+    if (sc_repeat_calls(in, SC_REPEAT_MAX / 2, half, 0)) {
+        sc_neighbour_on = 1;
+        (void)sc_repeat_calls(in, SC_REPEAT_MAX / 2, half + SC_REPEAT_MOST_MS * 500000ULL, SC_REPEAT_FLIPS);
+        sc_neighbour_on = 0;
+    }
+    sc_repeat_end(in);
 }
 
 int main(int argc, char **argv) {
