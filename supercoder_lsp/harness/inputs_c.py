@@ -160,6 +160,7 @@ def render_inputs(
     out += _long_inputs()
     out.append("static void sc_setup(void) {")
     out.append("    sc_pool_init(sc_mix(SC_SEED ^ 0x706f6f6cULL));")
+    out.append("    sc_cdict_load(); /* the candidate's constants, in its own pass (harness/sc_cdict.h) */")
     if any(p.probe for p in ps):  # the probed buffer moves between the two sides, no other one (verify/probe.py)
         # k:n moves buffer k between the sides, with n elements; each j:m after it fixes buffer j's length
         # (one probed before it), which stays on its side
@@ -183,12 +184,15 @@ def render_inputs(
     out.append("}")
     rel_top, relations = _field_relations(plan)
     out += rel_top
-    out.append("static void sc_gen(uint64_t i, sc_input *in) {")
+    out += _nans_meet(plan)
+    out.append("static void sc_gen_input(uint64_t i, sc_input *in) {")
     out.append("    sc_rng r = { sc_mix(SC_SEED ^ (i * 0xd1342543de82ef95ULL)) };")
     out.append(
         "    int edge = i < SC_NEDGE; uint64_t idx = i; (void)idx; (void)edge; int len_set[SC_NP] = {0}; (void)len_set;"
     )
     out.append("    size_t len_of[SC_NP] = {0}; (void)len_of;")
+    # the candidate's constants (sc_cdict.h), where given: drawn apart from `r`, so that the other inputs stay
+    out.append("    sc_rng dr = { sc_mix(i ^ 0xd1c7d1c7ULL) }; int dict = sc_ncdict && !edge; (void)dr; (void)dict;")
     out.append(
         "    int at_start = (int)(sc_mix(i ^ 0x5eed) & 1) ^ sc_flip_sides; (void)at_start; /* buffer against the guard before or after it */"
     )
@@ -223,11 +227,19 @@ def render_inputs(
                 if p.lo is not None and p.hi is not None:
                     near = f"sc_clamp({near}, {int(p.signed)}, {_u64(int(p.lo))}, {_u64(int(p.hi))})"
                 out.append(f"    if (!edge && (sc_mix(i ^ (0xed6eULL + {k})) & 15) == 0) in->iv[{k}] = {near};")
+                cand = "sc_cdict_draw(&dr)"
+                if p.lo is not None and p.hi is not None:
+                    cand = f"sc_clamp({cand}, {int(p.signed)}, {_u64(int(p.lo))}, {_u64(int(p.hi))})"
+                out.append(f"    if (dict && sc_below(&dr, 2)) in->iv[{k}] = {cand};")
         elif p.role == "float":
             rnd = "sc_rand_double(&r)"
             if p.lo is not None and p.hi is not None:
                 rnd = f"({float(p.lo)!r} + ({float(p.hi)!r} - {float(p.lo)!r}) * ((double)(sc_next(&r) >> 11) / 9007199254740992.0))"
             out.append(f"    in->fv[{k}] = edge ? sc_edge{k}[e{k}] : {rnd};")
+            if p.lo is None or p.hi is None:
+                out.append(
+                    f"    if (dict && sc_below(&dr, 2)) in->fv[{k}] = sc_cdict_double(&dr, {int(p.ctype == 'float')});"
+                )
         else:
             out += _buffer(plan, k, p, ne)
     for k, p in enumerate(ps):  # a length passed by pointer: the buffer's capacity, or less (one in four)
@@ -250,7 +262,30 @@ def render_inputs(
                 out.append(f"        in->pa[{k}] = 0; in->pbytes[{k}] = in->len[{k}] + 1;")
         out.append("    }")
     out.append("}")
+    out.append("static void sc_gen(uint64_t i, sc_input *in) { sc_gen_input(i, in); sc_nan_loose = sc_nans_meet(in); }")
     return "\n".join(out)
+
+
+def _nans_meet(plan: Plan) -> list[str]:
+    """C: `sc_nans_meet(in)`, whether two NaNs may meet in the call: its float inputs hold two NaNs, or a NaN
+    and an infinity (inf - inf, inf * 0 make one). Which NaN an operation on two gives is not IEEE 754's to
+    say (x86 gives its first operand's; a compiler that commutes `s + a * b` gives the other), so there a
+    float result's NaN is compared as any NaN (sc_rt.h: sc_fnv_fp); elsewhere bit for bit (fabs of a NaN
+    differs from it)."""
+    out = ["static int sc_nans_meet(const sc_input *in) {", "    unsigned nans = 0, infs = 0; (void)in;"]
+    for k, p in enumerate(plan.params):
+        if p.role == "float":
+            out.append(
+                f"    {{ {p.ctype} v = ({p.ctype})in->fv[{k}]; nans += v != v; infs += __builtin_isinf(v) != 0; }}"
+            )
+        elif p.role == "array" and p.element.role == "float" and not p.record:
+            et = p.element.ctype
+            out.append(
+                f"    if (in->pv[{k}]) for (size_t t = 0; t < in->len[{k}] && nans + (infs > 0) < 2; t++) {{"
+                f" {et} v = ((const {et} *)in->pv[{k}])[t]; nans += v != v; infs += __builtin_isinf(v) != 0; }}"
+            )
+    out += ["    return nans + (infs > 0) >= 2;", "}"]
+    return out
 
 
 DEEP_C = r"""
@@ -656,6 +691,10 @@ def _buffer(plan: Plan, k: int, p: ParamPlan, ne: int) -> list[str]:
             f" L{k} = {p.max_len + 1} + (size_t)(sc_mix(i ^ (0x10b8ULL + {k})) % {min(3 * p.max_len, _long(p) - p.max_len)});"
         )
         out.append(f"    if (sc_long_for(i)) L{k} = sc_long_len(i, {p.max_len}, {_long(p)});")
+    longest = f"(sc_long_ok ? {max(p.max_len, _long(p))} : {p.max_len})"
+    out.append(
+        f"    if (dict && sc_below(&dr, 4) == 0) {{ uint64_t v = sc_cdict_draw(&dr); if (v >= {lo} && v <= {longest}) L{k} = v; }}"
+    )
     if p.probe:  # one length per run, set by the prober
         out.append(f"    if (sc_probe_len[{k}]) L{k} = sc_probe_len[{k}];")
     j = p.length_param
@@ -735,6 +774,7 @@ def _buffer(plan: Plan, k: int, p: ParamPlan, ne: int) -> list[str]:
                     f" while (t < L{k}) {{ const char *w = sc_words{k}[sc_below(&sr, sizeof sc_words{k} / sizeof *sc_words{k})];"
                     f" while (*w && t < L{k}) {{ a{k}[t++] = ({et})*w++; if (wide && t < L{k}) a{k}[t++] = 0; }} }} }}"
                 )
+        out += _candidate_elements(k, p)
         out += _record_fields(k, p, bool(plan.constants), plan)
         if p.null_offsets:
             out.append(f"    sc_nullptrs{k}(a{k});")
@@ -768,8 +808,28 @@ def _buffer(plan: Plan, k: int, p: ParamPlan, ne: int) -> list[str]:
             f" : sc_words{k}[sc_below(&sr, sizeof sc_words{k} / sizeof *sc_words{k})];"
             f" while (*w && t < L{k}) a{k}[t++] = (unsigned char)*w++; }} }}"
         )
+        out.append(f"    if (dict) for (int m = 1 + (int)sc_below(&dr, 2); m--;) sc_cdict_bytes(&dr, a{k}, L{k}, 1);")
         out.append(f"    a{k}[L{k}] = 0;")
     out.append(f"    in->pv[{k}] = a{k}; in->len[{k}] = L{k};")
+    return out
+
+
+def _candidate_elements(k: int, p: ParamPlan) -> list[str]:
+    """C that, where the candidate's constants are given (sc_cdict.h), sets a few elements of array k to
+    them, or all (one time in four); a byte array also gets a constant's bytes at a random place (a word
+    compared through a wider load); a struct's bytes only that."""
+    e, et = p.element, p.element.ctype
+    out = []
+    if e.role == "int" and e.bits == 8:
+        cond = "dict" if p.record else "dict && sc_below(&dr, 2)"
+        out.append(f"    if ({cond}) sc_cdict_bytes(&dr, (unsigned char *)a{k}, L{k} * sizeof({et}), 0);")
+    if p.record or e.role not in ("int", "float"):
+        return out
+    val = f"({et})sc_cdict_draw(&dr)" if e.role == "int" else f"({et})sc_cdict_double(&dr, {int(et == 'float')})"
+    out.append(
+        f"    if (dict && L{k}) {{ size_t m = sc_below(&dr, 4) == 0 ? L{k} : 1 + sc_below(&dr, 3);"
+        f" for (size_t t = 0; t < m; t++) a{k}[m == L{k} ? t : sc_below(&dr, L{k})] = {val}; }}"
+    )
     return out
 
 

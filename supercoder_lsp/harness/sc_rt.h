@@ -27,6 +27,7 @@ static inline uint64_t sc_next(sc_rng *r) { r->s += 0x9e3779b97f4a7c15ULL; retur
 static inline size_t sc_max(size_t a, size_t b) { return a > b ? a : b; }
 /* below n: the high word of draw * n (no division; a bias below n / 2^64) */
 static inline uint64_t sc_below(sc_rng *r, uint64_t n) { return (uint64_t)(((unsigned __int128)sc_next(r) * n) >> 64); }
+#include "sc_cdict.h"
 
 /* The bytes of a big generated buffer (a struct's, the data its pointers point into): a window of
  * SC_POOL_WORDS words drawn once (sc_pool_init), from a random word on; a draw per word cost most of a
@@ -326,6 +327,7 @@ static inline void sc_guard_init(sc_guard *g, size_t bytes) {
 /* Long inputs (harness/inputs_c.py's sc_long_for): drawn by the checking harness only, which sets this; the
  * timing driver and the runtime's own tests time and run inputs of ordinary length */
 static int sc_long_ok __attribute__((unused));
+static int sc_nan_loose __attribute__((unused)); /* this input's NaNs may meet (inputs_c.py: sc_nans_meet) */
 /* Loose inputs: one generated input in four (sc_gen draws sc_loose from its index; a recorded call keeps
  * its regions against their guards, as its alignment is the program's) has every buffer where a
  * malloc'd block would lie, touching neither guard page: a start aligned as the element size asks (16 to
@@ -393,6 +395,21 @@ static inline uint64_t sc_fnv(uint64_t h, const void *p, size_t n) {
     size_t i = 0;
     for (; i + 8 <= n; i += 8) { uint64_t w; memcpy(&w, c + i, 8); h ^= w; h *= 0x100000001b3ULL; h ^= h >> 29; }
     for (; i < n; i++) { h ^= c[i]; h *= 0x100000001b3ULL; }
+    return h;
+}
+/* The same over `n` floats of `size` 4 or 8 bytes, where two NaNs may meet in the call (`loose`) every
+ * NaN as one: IEEE 754 does not say which NaN (sign and payload) an operation on two NaNs gives, so a compiler
+ * that commutes `s + a * b` gives the other one, and four honest builds of a dot product "differed" from -O3 on
+ * NaN bits alone. A NaN where the original has a number (or a number where it has a NaN) still differs. */
+static inline uint64_t sc_fnv_fp(uint64_t h, const void *p, size_t n, size_t size, int loose) {
+    if (!loose) return sc_fnv(h, p, n * size);
+    const unsigned char *c = p;
+    for (size_t i = 0; i < n; i++) {
+        uint64_t w = 0;
+        if (size == 8) { double d; memcpy(&d, c + 8 * i, 8); if (d != d) d = __builtin_nan(""); memcpy(&w, &d, 8); }
+        else { float f; memcpy(&f, c + 4 * i, 4); if (f != f) f = __builtin_nanf(""); uint32_t u; memcpy(&u, &f, 4); w = u; }
+        h ^= w; h *= 0x100000001b3ULL; h ^= h >> 29;
+    }
     return h;
 }
 

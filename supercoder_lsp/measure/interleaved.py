@@ -51,7 +51,13 @@ def render_timing(
     call = f"(fn)({', '.join(vals)})"
     if plan.ret and plan.ret.role in ("pointer", "string"):  # addresses differ between the copies
         body = f"{{ acc = acc * 31 + ({call} != 0); }}"
-    elif plan.ret:  # results folded bit for bit (floats too: NaN payloads included)
+    elif plan.ret and plan.ret.role == "float":  # bit for bit, every NaN as one (which NaN two give is not
+        # IEEE 754's to say; the verifier compares them exactly where no two NaNs meet: inputs_c.sc_nans_meet)
+        body = (
+            f'{{ {ret} v_ = {call}; if (v_ != v_) v_ = __builtin_nan(""); uint64_t b_ = 0;'
+            " memcpy(&b_, &v_, sizeof v_); acc = acc * 31 + b_; }"
+        )
+    elif plan.ret:  # results folded bit for bit
         body = f"{{ {ret} v_ = {call}; uint64_t b_ = 0; memcpy(&b_, &v_, sizeof v_); acc = acc * 31 + b_; }}"
     else:
         body = f"{{ {call}; acc++; }}"
@@ -60,9 +66,10 @@ def render_timing(
         if p.role in ("array", "cstring"):
             size = f"T[j].len[{k}] * sizeof({p.element.ctype})" if p.role == "array" else f"T[j].len[{k}] + 1"
             clear = f"sc_nullptrs{k}((void *)T[j].pv[{k}]); " if p.null_offsets else ""
-            hashes.append(
-                f"for (int j = 0; j < m; j++) {{ if (T[j].deep) continue; {clear}h = sc_fnv(h, T[j].pv[{k}], {size}); }}"
-            )
+            fold = f"sc_fnv(h, T[j].pv[{k}], {size})"
+            if p.role == "array" and p.element.role == "float" and not p.record:
+                fold = f"sc_fnv_fp(h, T[j].pv[{k}], T[j].len[{k}], sizeof({p.element.ctype}), 1)"
+            hashes.append(f"for (int j = 0; j < m; j++) {{ if (T[j].deep) continue; {clear}h = {fold}; }}")
             nb = size.replace("T[j].", "src->")
             # its bytes, for SC_FRESH's snapshot of an input that is not deep (a deep one has them already)
             keep = f" if (!src->deep) dst->pbytes[{k}] = nb;" if fresh else ""

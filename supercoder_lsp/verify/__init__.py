@@ -76,7 +76,7 @@ change to what is checked (screens, harness inputs, ABI checks, comparisons, tim
 #    float in seven a special value (signed zeros, infinities, the default NaN and others, denormals, ties,
 #    2^52 edges); C strings of words one in three of path and name pieces; words in UTF-8 too; a lane also a
 #    smooth signal; two read-only arrays also one memory or overlapping; pushf forbidden (the trap flag).
-VERIFIER_VERSION = 34
+VERIFIER_VERSION = 35
 
 # What verification does not establish, said next to every claim (the CLI's notes, the JSON report).
 LIMITS = (
@@ -88,8 +88,11 @@ LIMITS = (
     "integer argument equal to one of its array's elements, one in sixteen an integer near an edge of its "
     "type, and some integers lie near a power of two or a square, one float in seven a special value (a "
     "signed zero, an infinity, the NaN 0/0 gives and others, a denormal, a tie, an edge of 2^52); one in eight has its integer arrays sparse "
-    "(zero but for one element in 2 to 4,096); other shapes of a program's data (a struct "
-    "graph, a particular text) are met only in its recorded calls",
+    "(zero but for one element in 2 to 4,096); a candidate whose code holds constants the original's does "
+    "not (immediates, read-only words) is run on 2,048 more inputs drawn from them (arguments, lengths, "
+    "elements, a constant's bytes in a byte buffer), so one wrong on a value it names (seed == 5381) is seen; "
+    "one wrong on a value it computes (a hash of its input equal to a constant) is not; other shapes of a "
+    "program's data (a struct graph, a particular text) are met only in its recorded calls",
     "buffers lie on the verifier's island, and on some inputs called from the harness's own C in the caller's "
     "stack frame or in the executable's .bss; a loose buffer has malloc's chunk words around it, but none lies "
     "in a real malloc'd block. A candidate that tells a check from a real call by other means (the harness's own "

@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, TypeVar
 
 from .. import build
 from ..asm.elfcheck import check_linked
+from ..asm.immediates import object_constants
 from ..harness import include_dir
 from ..harness.contract import (
     ABI_BROKEN,
@@ -78,6 +79,7 @@ EARLY_RANDOM_MARGIN = 1.5  # ... or, with as many random ones weighted in, this 
 TASTE_MS = 500  # the original's run on a tenth of them tells whether a first look pays (_slow_to_prepare) ...
 SAMPLE = 10_000  # inputs on which a second state of the globals is tried before a whole run (_better_on_sample)
 HARNESS_SYMBOL = "sc_fn"
+CONSTANT_INPUTS = 2048  # generated inputs of a candidate's own pass, drawn from its constants (_own_constants)
 _COMPILING: dict[str, threading.Lock] = {}  # FunctionHarness._object: one compile of an object at a time
 _COMPILING_LOCK = threading.Lock()
 MODE_RANDOM_GLOBALS = 1
@@ -233,6 +235,10 @@ class FunctionHarness:
         self.not_run = 0  # generated inputs past that budget: not run, not compared
         self.obj: Path | None = None  # the harness's compiled object (in the folder's objects), once built
         self.link_flags = link_flags  # what the function needs from the rest of the project (libraries)
+        self.base_constants: frozenset[int] = frozenset()  # the original's immediates (asm/immediates.py)
+        self.constant_bases: dict[str, Records] = {}  # the original's records of a pass of constants, by them
+        self.show_from = 0  # _show: the input of record 0 (a pass from a later input) ...
+        self.show_env: dict[str, str] = {}  # ... and its environment
 
     def _globals_visible(self, obj: Path, i: int) -> Path:
         """A copy of a support object (the rest of the file) whose writable data the harness
@@ -388,7 +394,7 @@ class FunctionHarness:
             env = {**env, "SC_INPUT_MS": str(self.input_ms)}
         if mode & MODE_STOP_SLOW:  # 50 times its slowest finished input, at least the floor
             env["SC_INPUT_FLOOR_MS"] = str(FLOOR_MS if self.input_ms == SHORT_INPUT_MS else LONG_FLOOR_MS)
-        if not mode & MODE_STOP_SLOW and self.later_ms != self.input_ms:
+        if not mode & MODE_STOP_SLOW and self.later_ms != self.input_ms and "SC_LATER_TICKS" not in env:
             env["SC_LATER_TICKS"] = str(self.later_ms // self.input_ms)
         if self.skip_file is not None and "SC_SKIP" not in env:
             env = {**env, "SC_SKIP": str(self.skip_file)}
@@ -498,6 +504,7 @@ class FunctionHarness:
         self._build_runtime()
         exe = self.link(base_obj, "baseline")
         self.base_exe = exe
+        self.base_constants = frozenset(object_constants(base_obj))
         state = MODE_PROGRAM_STATE if self.n_states else 0
         modes = (MODE_RANDOM_GLOBALS | state, state) if self.support else (0,)
         self._reads_past_early(exe, modes)
@@ -1037,7 +1044,11 @@ class FunctionHarness:
 
     # -- checking -------------------------------------------------------------
     def _show(self, exe: Path, i: int) -> tuple[str, str]:
-        r = run_limited([str(exe), "show", str(i), str(self.mode)], timeout=10, env=layout_env(self.name))
+        r = run_limited(
+            [str(exe), "show", str(i + self.show_from), str(self.mode)],
+            timeout=10,
+            env={**layout_env(self.name), **self.show_env},
+        )
         lines = r.stdout.strip().splitlines()
         inp = lines[0] if lines else "?"
         if r.returncode != 0:
@@ -1072,7 +1083,51 @@ class FunctionHarness:
         if kind == TRAILER_ABI and what is not None and idx is not None:
             finding = ABI_FINDINGS[what] if what < len(ABI_FINDINGS) else f"finding {what}"
             return Check(False, "abi-violation", f"{finding}{where}", idx)
-        return self._compare(exe, got)
+        verdict = self._compare(exe, got)
+        if not verdict.ok:
+            return verdict
+        return self._own_constants(exe, cand_obj, budget) or verdict
+
+    def _own_constants(self, exe: Path, cand_obj: Path, timeout: float) -> Check | None:
+        """A pass of CONSTANT_INPUTS generated inputs drawn from the constants the candidate's code holds and
+        the original's does not (asm/immediates.py, harness/sc_cdict.h), run by the original and by the
+        candidate: a candidate wrong on one value alone (a hash's seed == 5381) holds that value, and no
+        random draw meets it. None where it has no such constants or gives the original's results there."""
+        if self.only_recorded or self.n_random < 2:
+            return None
+        own = [c for c in object_constants(cand_obj) if c not in self.base_constants]
+        if not own:
+            return None
+        none = self.dir / "skip.none.bin"
+        none.touch()
+        env = {"SC_CAND_DICT": ",".join(f"{c:x}" for c in own), "SC_SKIP": str(none)}
+        start = self.n_edge + 1  # past the edge inputs and the one called many times (SC_REPEATED)
+        end = start + min(CONSTANT_INPUTS, self.n_random - 1)
+        key = env["SC_CAND_DICT"]
+        base = self.constant_bases.get(key)
+        if base is None:
+            # the original with its first limit, the candidate with the later one: as in the whole run, an input
+            # the original is slow on is left out, and a candidate gets LATER_FACTOR times its time
+            base = self._run(
+                self.base_exe, end, self.mode, max(timeout, 30.0), {**env, "SC_LATER_TICKS": "1"}, True, start
+            )
+            if base.run.returncode != 0 or base.run.timed_out:
+                return None  # the original itself breaks the harness on them: nothing to compare with
+            self.constant_bases[key] = base
+        got = self._run(exe, end, self.mode, timeout, env, False, start)
+        q = copy.copy(self)
+        q.base, q.n_inputs, q.skipped, q.n_edge, q.n_recorded = base, len(base.status), 0, -1, 0
+        q.show_from, q.show_env = start, env
+        verdict = q._compare(exe, got)
+        if verdict.ok:
+            return None
+        shown = ", ".join(f"{c:#x}" for c in own[:4]) + (", ..." if len(own) > 4 else "")
+        return Check(
+            False,
+            verdict.reason,
+            f"{verdict.detail} (an input drawn from the constants its code holds and the original's does not: {shown})",
+            verdict.inputs + start,
+        )
 
     def _compare(self, exe: Path, got: Records) -> Check:
         base = self.base

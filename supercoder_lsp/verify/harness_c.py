@@ -13,12 +13,13 @@ from .program_state import render_snapshots
 
 
 def _ret_bits(plan: Plan) -> str:
-    """The result's bits, exactly: floats bit for bit (NaN sign and payload included)."""
+    """The result's bits, exactly: floats bit for bit, but every NaN as one where two NaNs may meet in the call
+    (inputs_c.py: sc_nans_meet; which NaN an operation on two NaNs gives is not IEEE 754's to say)."""
     r = plan.ret
     if r is None:
         return "0"
     if r.role == "float":
-        return "({ uint64_t b = 0; memcpy(&b, &ret, sizeof ret); b; })"
+        return '({ uint64_t b = 0; __typeof__(ret) v = ret; if (sc_nan_loose && v != v) v = __builtin_nan(""); memcpy(&b, &v, sizeof v); b; })'
     if r.role in ("pointer", "string"):
         return f"sc_ret_ptr(in, sc_last_ret = (const unsigned char *)ret, {r.max_len}, {int(r.role == 'string')})"
     if r.role == "int" and r.signed:
@@ -85,7 +86,10 @@ def _hash_buffers(plan: Plan) -> str:
     for k, p in enumerate(plan.params):
         if p.null_offsets:
             parts.append(f"if (in->pv[{k}]) sc_nullptrs{k}(in->pv[{k}]);")
-        if p.role == "array":
+        if p.role == "array" and p.element.role == "float" and not p.record:
+            et = p.element.ctype
+            parts.append(f"h = sc_fnv_fp(h, in->pv[{k}], in->len[{k}], sizeof({et}), sc_nan_loose);")
+        elif p.role == "array":
             parts.append(f"h = sc_fnv(h, in->pv[{k}], in->len[{k}] * sizeof({p.element.ctype}));")
         elif p.role == "cstring":  # NULL only where the program passed NULL (a recorded call)
             parts.append(f"if (in->pv[{k}]) h = sc_fnv(h, in->pv[{k}], in->len[{k}] + 1);")
