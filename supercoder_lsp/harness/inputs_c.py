@@ -267,24 +267,22 @@ def render_inputs(
 
 
 def _nans_meet(plan: Plan) -> list[str]:
-    """C: `sc_nans_meet(in)`, whether two NaNs may meet in the call: its float inputs hold two NaNs, or a NaN
-    and an infinity (inf - inf, inf * 0 make one). Which NaN an operation on two gives is not IEEE 754's to
-    say (x86 gives its first operand's; a compiler that commutes `s + a * b` gives the other), so there a
-    float result's NaN is compared as any NaN (sc_rt.h: sc_fnv_fp); elsewhere bit for bit (fabs of a NaN
-    differs from it)."""
-    out = ["static int sc_nans_meet(const sc_input *in) {", "    unsigned nans = 0, infs = 0; (void)in;"]
+    """C: `sc_nans_meet(in)`, whether two NaNs may meet in the call: its float inputs hold a NaN other than
+    the one x86 makes (0xfff8000000000000, 0xffc00000: inf - inf, inf * 0, 0 / 0, and overflows lead there
+    from any numbers). Which NaN an operation on two gives is not IEEE 754's to say (x86 gives its first
+    operand's; a compiler that commutes `s + a * b` gives the other), so there a float result's NaN is
+    compared as any NaN (sc_rt.h: sc_fnv_fp); elsewhere bit for bit (fabs of x86's NaN differs from it)."""
+    out = ["static int sc_nans_meet(const sc_input *in) {", "    (void)in;"]
     for k, p in enumerate(plan.params):
         if p.role == "float":
-            out.append(
-                f"    {{ {p.ctype} v = ({p.ctype})in->fv[{k}]; nans += v != v; infs += __builtin_isinf(v) != 0; }}"
-            )
+            out.append(f"    if (sc_other_nan_{'f' if p.ctype == 'float' else 'd'}(({p.ctype})in->fv[{k}])) return 1;")
         elif p.role == "array" and p.element.role == "float" and not p.record:
             et = p.element.ctype
             out.append(
-                f"    if (in->pv[{k}]) for (size_t t = 0; t < in->len[{k}] && nans + (infs > 0) < 2; t++) {{"
-                f" {et} v = ((const {et} *)in->pv[{k}])[t]; nans += v != v; infs += __builtin_isinf(v) != 0; }}"
+                f"    if (in->pv[{k}]) for (size_t t = 0; t < in->len[{k}]; t++)"
+                f" if (sc_other_nan_{'f' if et == 'float' else 'd'}(((const {et} *)in->pv[{k}])[t])) return 1;"
             )
-    out += ["    return nans + (infs > 0) >= 2;", "}"]
+    out += ["    return 0;", "}"]
     return out
 
 

@@ -328,6 +328,9 @@ static inline void sc_guard_init(sc_guard *g, size_t bytes) {
  * timing driver and the runtime's own tests time and run inputs of ordinary length */
 static int sc_long_ok __attribute__((unused));
 static int sc_nan_loose __attribute__((unused)); /* this input's NaNs may meet (inputs_c.py: sc_nans_meet) */
+/* a NaN other than the one x86 makes (inputs_c.py: sc_nans_meet) */
+static inline int sc_other_nan_d(double v) { uint64_t b; memcpy(&b, &v, 8); return v != v && b != 0xfff8000000000000ULL; }
+static inline int sc_other_nan_f(float v) { uint32_t b; memcpy(&b, &v, 4); return v != v && b != 0xffc00000u; }
 /* Loose inputs: one generated input in four (sc_gen draws sc_loose from its index; a recorded call keeps
  * its regions against their guards, as its alignment is the program's) has every buffer where a
  * malloc'd block would lie, touching neither guard page: a start aligned as the element size asks (16 to

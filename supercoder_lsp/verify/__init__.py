@@ -91,7 +91,9 @@ LIMITS = (
     "(zero but for one element in 2 to 4,096); a candidate whose code holds constants the original's does "
     "not (immediates, read-only words) is run on 2,048 more inputs drawn from them (arguments, lengths, "
     "elements, a constant's bytes in a byte buffer), so one wrong on a value it names (seed == 5381) is seen; "
-    "one wrong on a value it computes (a hash of its input equal to a constant) is not; other shapes of a "
+    "one wrong on a value it computes (a hash of its input equal to a constant) is not; where the float "
+    "inputs hold a NaN other than x86's own, a NaN result equals any NaN (which of two NaNs an operation gives "
+    "is not IEEE 754's to say), so a wrong NaN sign or payload there is not seen; other shapes of a "
     "program's data (a struct graph, a particular text) are met only in its recorded calls",
     "buffers lie on the verifier's island, and on some inputs called from the harness's own C in the caller's "
     "stack frame or in the executable's .bss; a loose buffer has malloc's chunk words around it, but none lies "

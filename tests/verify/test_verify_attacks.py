@@ -107,6 +107,22 @@ def test_float_results_are_compared_bit_for_bit(tmp_path):
     assert "nan" in chk.detail.lower()
 
 
+DOT_COMMUTED = (  # s = a[i] * b[i] + s, in order: the product's NaN where two meet, not the sum's
+    "\txorpd %xmm0, %xmm0\n\ttestq %rdx, %rdx\n\tjle .Ld\n\txorl %eax, %eax\n.Ll:\n\tmovsd (%rsi,%rax,8), %xmm1\n"
+    "\tmulsd (%rdi,%rax,8), %xmm1\n\taddsd %xmm0, %xmm1\n\tmovapd %xmm1, %xmm0\n\tincq %rax\n\tcmpq %rax, %rdx\n"
+    "\tjne .Ll\n.Ld:\n\tret"
+)
+
+
+def test_which_nan_two_nans_give_is_not_compared(tmp_path):
+    """The same sums in the same order, each `a[i] * b[i] + s` where -O3 adds `s + a[i] * b[i]`: where two
+    NaNs meet, x86 gives the first operand's, so the bits differ; IEEE 754 leaves that open, and a compiler
+    may commute. Bit for bit, four honest builds of a dot product were refused."""
+    h, cut = make_harness(tmp_path, ATT / "dot_doubles.c", "dot_doubles")
+    chk = check_asm(h, tmp_path, asm_fn("dot_doubles", DOT_COMMUTED), "commuted")
+    assert chk.ok, chk.detail
+
+
 def test_output_of_a_function_that_prints_is_compared_and_records_survive(tmp_path):
     src = tmp_path / "noisy.c"
     src.write_text('#include <stdio.h>\nint noisy(int x) { printf("x=%d\\n", x); return x + 1; }\n')
