@@ -673,6 +673,23 @@ def _long_inputs() -> list[str]:
     ]
 
 
+# the words of a text (inputs_c._buffer: C strings and byte or 16-bit arrays one random input in eight):
+# English, and two- and three-byte UTF-8 (Latin, Cyrillic, Greek, CJK)
+PROSE_WORDS = (
+    "the ", "and ", "of ", "to ", "a ", "in ", "is ", "that ", "it ", "for ", "The ", "\n", ", ", ". ", "e", "s ",
+    "  ", "\t", "café ", "да ", "αβγδεζηθ", "здравствуйте ", "日本",
+)  # fmt: skip
+
+
+def _prose_words(k: int) -> str:
+    """C: the array sc_words<k> of PROSE_WORDS, as UTF-8 bytes (octal escapes: a hex one would take the letters
+    after it)."""
+    lits = ", ".join(
+        '"' + "".join(f"\\{b:03o}" if b >= 0x80 or b < 0x20 else chr(b) for b in w.encode()) + '"' for w in PROSE_WORDS
+    )
+    return f"static const char *const sc_words{k}[] = {{ {lits} }};"
+
+
 def _buffer(plan: Plan, k: int, p: ParamPlan, ne: int) -> list[str]:
     """C lines that fill array or string parameter k and its length parameter."""
     lo = p.lo or 0
@@ -765,9 +782,7 @@ def _buffer(plan: Plan, k: int, p: ParamPlan, ne: int) -> list[str]:
                 # as C strings get them), one in two of the 8-bit ones wide: each character followed by a zero byte
                 out.append(
                     f"    if (!edge && pat{k} == 2 && (sc_mix(i ^ (0x7e47ULL + {k})) & 7) == 0) {{"
-                    f' static const char *const sc_words{k}[] = {{ "the ", "and ", "of ", "to ", "a ", "in ",'
-                    f' "is ", "that ", "it ", "for ", "The ", "\\n", ", ", ". ", "e", "s ", "  ", "\\t",'
-                    f' "caf\\xc3\\xa9 ", "\\xd0\\xb4\\xd0\\xb0 ", "\\xce\\xb1\\xce\\xb2\\xce\\xb3\\xce\\xb4\\xce\\xb5\\xce\\xb6\\xce\\xb7\\xce\\xb8", "\\xd0\\xb7\\xd0\\xb4\\xd1\\x80\\xd0\\xb0\\xd0\\xb2\\xd1\\x81\\xd1\\x82\\xd0\\xb2\\xd1\\x83\\xd0\\xb9\\xd1\\x82\\xd0\\xb5 ", "\\xe6\\x97\\xa5\\xe6\\x9c\\xac" }};'
+                    f" {_prose_words(k)}"
                     f" sc_rng sr = {{ sc_mix(i ^ (0x7e4bULL + {k})) }}; size_t t = 0; int wide = {int(p.element.bits == 8)} && sc_below(&sr, 2);"
                     f" while (t < L{k}) {{ const char *w = sc_words{k}[sc_below(&sr, sizeof sc_words{k} / sizeof *sc_words{k})];"
                     f" while (*w && t < L{k}) {{ a{k}[t++] = ({et})*w++; if (wide && t < L{k}) a{k}[t++] = 0; }} }} }}"
@@ -796,9 +811,7 @@ def _buffer(plan: Plan, k: int, p: ParamPlan, ne: int) -> list[str]:
         # candidate wrong on "/usr/lib/..." alone passed); drawn apart from `r`
         out.append(
             f"    if (!edge && pat{k} == 2 && (sc_mix(i ^ (0x7e47ULL + {k})) & 7) == 0) {{"
-            f' static const char *const sc_words{k}[] = {{ "the ", "and ", "of ", "to ", "a ", "in ",'
-            f' "is ", "that ", "it ", "for ", "The ", "\\n", ", ", ". ", "e", "s ", "  ", "\\t",'
-            f' "caf\\xc3\\xa9 ", "\\xd0\\xb4\\xd0\\xb0 ", "\\xce\\xb1\\xce\\xb2\\xce\\xb3\\xce\\xb4\\xce\\xb5\\xce\\xb6\\xce\\xb7\\xce\\xb8", "\\xd0\\xb7\\xd0\\xb4\\xd1\\x80\\xd0\\xb0\\xd0\\xb2\\xd1\\x81\\xd1\\x82\\xd0\\xb2\\xd1\\x83\\xd0\\xb9\\xd1\\x82\\xd0\\xb5 ", "\\xe6\\x97\\xa5\\xe6\\x9c\\xac" }};'
+            f" {_prose_words(k)}"
             f' static const char *const sc_tokens{k}[] = {{ "/", "/usr", "/lib/", "src", "x86_64", "-", "_", ".",'
             f' "..", ".c", ".so.6", "=", ":", "0", "42", "://", "a", "Z", "%20", "\\\\" }};'
             f" sc_rng sr = {{ sc_mix(i ^ (0x7e4bULL + {k})) }}; size_t t = 0; int tok = sc_below(&sr, 3) == 0;"
