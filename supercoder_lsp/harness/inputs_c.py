@@ -252,6 +252,7 @@ def render_inputs(
     out += relations
     out += _keys_from_data(plan)
     out += _aliasing(plan)
+    out += _inside(plan)
     if owned_sizes(plan):  # a struct generated with what it owns: compared as a deep call is (its words
         # from each buffer's start: where the buffer lies, at the start or the end of its pages, changes nothing)
         out.append("    if (sc_owned) { in->deep = 1;")
@@ -677,7 +678,7 @@ def _long_inputs() -> list[str]:
 # English, and two- and three-byte UTF-8 (Latin, Cyrillic, Greek, CJK)
 PROSE_WORDS = (
     "the ", "and ", "of ", "to ", "a ", "in ", "is ", "that ", "it ", "for ", "The ", "\n", ", ", ". ", "e", "s ",
-    "  ", "\t", "café ", "да ", "αβγδεζηθ", "здравствуйте ", "日本",
+    "  ", "\t", "café ", "да ", "αβγδεζηθ", "здравствуйте ", "日本", "😀 ", "𝄞",
 )  # fmt: skip
 
 
@@ -765,6 +766,14 @@ def _buffer(plan: Plan, k: int, p: ParamPlan, ne: int) -> list[str]:
                 f" sc_rng sr = {{ sc_mix(i ^ (0x59a4ULL + {k})) }}; uint64_t one_in = 2 + sc_below(&sr, 4095);"
                 f" for (size_t t = 0; t < L{k}; t++) if (sc_below(&sr, one_in)) a{k}[t] = 0; }}"
             )
+            # one in eight (another): one record of 2 to 16 bytes repeated (an array of equal doubles, of one struct
+            # value, seen as these elements), its bytes random or those of a small double (1.0: six zero bytes):
+            # a candidate wrong only on such runs passed every draw (sc_rt.h: sc_period_fill)
+            out.append(
+                f"    if (!edge && pat{k} == 2 && L{k} > 1 && (sc_mix(i ^ (0x50e7ULL + {k})) & 7) == 3) {{"
+                f" sc_rng sr = {{ sc_mix(i ^ (0x9e71ULL + {k})) }}; size_t w = sizeof({et}), per = w >= 8 ? w << sc_below(&sr, 3) : (size_t)2 << sc_below(&sr, 4);"
+                f" sc_period_fill(&sr, (unsigned char *)a{k}, L{k} * w, per); }}"
+            )
             # one in eight (another): one lane of every 1, 2 or 4 elements (a field of a table of records) either
             # clustered, a common base plus deltas of up to 20 bits (timestamps, addresses), counting up from
             # it (row numbers, ids), or smooth, a sampled signal whose slope changes by -2 to 2 a step: a
@@ -784,7 +793,8 @@ def _buffer(plan: Plan, k: int, p: ParamPlan, ne: int) -> list[str]:
                     f"    if (!edge && pat{k} == 2 && (sc_mix(i ^ (0x7e47ULL + {k})) & 7) == 0) {{"
                     f" {_prose_words(k)}"
                     f" sc_rng sr = {{ sc_mix(i ^ (0x7e4bULL + {k})) }}; size_t t = 0; int wide = {int(p.element.bits == 8)} && sc_below(&sr, 2);"
-                    f" while (t < L{k}) {{ const char *w = sc_words{k}[sc_below(&sr, sizeof sc_words{k} / sizeof *sc_words{k})];"
+                    f" while (t < L{k}) {{ const char *w = sc_below(&sr, 16) == 0 ? sc_utf8_edge(&sr)"
+                    f" : sc_below(&sr, 16) == 0 ? sc_utf8_edge(&sr) : sc_words{k}[sc_below(&sr, sizeof sc_words{k} / sizeof *sc_words{k})];"
                     f" while (*w && t < L{k}) {{ a{k}[t++] = ({et})*w++; if (wide && t < L{k}) a{k}[t++] = 0; }} }} }}"
                 )
         out += _candidate_elements(k, p)
@@ -816,7 +826,7 @@ def _buffer(plan: Plan, k: int, p: ParamPlan, ne: int) -> list[str]:
             f' "..", ".c", ".so.6", "=", ":", "0", "42", "://", "a", "Z", "%20", "\\\\" }};'
             f" sc_rng sr = {{ sc_mix(i ^ (0x7e4bULL + {k})) }}; size_t t = 0; int tok = sc_below(&sr, 3) == 0;"
             f" while (t < L{k}) {{ const char *w = tok ? sc_tokens{k}[sc_below(&sr, sizeof sc_tokens{k} / sizeof *sc_tokens{k})]"
-            f" : sc_words{k}[sc_below(&sr, sizeof sc_words{k} / sizeof *sc_words{k})];"
+            f" : sc_below(&sr, 16) == 0 ? sc_utf8_edge(&sr) : sc_words{k}[sc_below(&sr, sizeof sc_words{k} / sizeof *sc_words{k})];"
             f" while (*w && t < L{k}) a{k}[t++] = (unsigned char)*w++; }} }}"
         )
         out.append(f"    if (dict) for (int m = 1 + (int)sc_below(&dr, 2); m--;) sc_cdict_bytes(&dr, a{k}, L{k}, 1);")
@@ -972,6 +982,48 @@ def _aliasing(plan: Plan) -> list[str]:
             f" if (mode == 1) {{ in->pv[{a}] = base; in->pv[{b}] = base + s; }} else {{ in->pv[{b}] = base; in->pv[{a}] = base + s; }} }}"
         )
         out.append("    }")
+    return out
+
+
+def inside_pairs(plan: Plan) -> list[tuple[int, int]]:
+    """Pairs of read-only arrays with lengths of their own that one may lie inside the other (a needle that is a
+    piece of its haystack, a buffer compared with a later part of itself): the same element type, neither
+    `restrict`, each its own length parameter."""
+    ps = plan.params
+    out = []
+    for a, p in enumerate(ps):
+        for b in range(a + 1, len(ps)):
+            q = ps[b]
+            if (
+                p.role == q.role == "array"
+                and p.element.ctype == q.element.ctype
+                and p.ctype.startswith("const ")
+                and q.ctype.startswith("const ")
+                and not (p.restrict or q.restrict)
+                and p.length_param is not None
+                and q.length_param is not None
+                and p.length_param != q.length_param
+                and ps[p.length_param].length_of == [a]
+                and ps[q.length_param].length_of == [b]
+            ):
+                out.append((a, b))
+    return out
+
+
+def _inside(plan: Plan) -> list[str]:
+    """One random input in eight: of a pair of inside_pairs, one lies inside the other (at any offset, as long as
+    the rest or shorter, its length parameter set to match); drawn apart from `r`."""
+    out = []
+    for a, b in inside_pairs(plan):
+        et = plan.params[a].element.ctype
+        la, lb = plan.params[a].length_param, plan.params[b].length_param
+        out.append(
+            f"    if (!edge && (sc_mix(i ^ (0x1d51ULL + {16 * a + b})) & 7) == 0) {{"
+            f" sc_rng sr = {{ sc_mix(i ^ (0x1d52ULL + {16 * a + b})) }}; int flip = (int)sc_below(&sr, 2);"
+            f" unsigned o = flip ? {b} : {a}, n = flip ? {a} : {b}, lo = flip ? {lb} : {la}, ln = flip ? {la} : {lb};"
+            " size_t L = in->len[o]; if (L) { size_t k = sc_below(&sr, L), m = sc_below(&sr, 2) ? in->len[n] : 1 + sc_below(&sr, L - k);"
+            f" if (m > L - k) m = L - k; in->pv[n] = ({et} *)in->pv[o] + k; in->len[n] = m; in->iv[ln] = m; (void)lo; }} }}"
+        )
     return out
 
 

@@ -28,6 +28,33 @@ static inline size_t sc_max(size_t a, size_t b) { return a > b ? a : b; }
 /* below n: the high word of draw * n (no division; a bias below n / 2^64) */
 static inline uint64_t sc_below(sc_rng *r, uint64_t n) { return (uint64_t)(((unsigned __int128)sc_next(r) * n) >> 64); }
 #include "sc_cdict.h"
+/* The edges of UTF-8, for text (harness/inputs_c.py: one word in sixteen of a text): the first and last code
+ * point of each length, those beside the surrogates, a four-byte emoji; and what a decoder must refuse there:
+ * overlong forms, surrogates (CESU-8), past U+10FFFF, a lone continuation, a sequence cut short. A validator
+ * or decoder wrong on one of them alone passed, since random bytes fail at once and words are valid. */
+static const char *const sc_utf8_edges[] = {
+    "\177", "\302\200", "\337\277", "\340\240\200", "\355\237\277", "\356\200\200", "\357\277\277",
+    "\360\220\200\200", "\364\217\277\277", "\360\237\230\200", "\300\200", "\301\277", "\340\200\200",
+    "\340\237\277", "\355\240\200", "\355\277\277", "\355\240\275\355\270\200", "\360\200\200\200",
+    "\360\217\277\277", "\364\220\200\200", "\365\200\200\200", "\377", "\200", "\277", "\346\227", "\360\237\230",
+};
+static inline const char *sc_utf8_edge(sc_rng *r) {
+    return sc_utf8_edges[sc_below(r, sizeof sc_utf8_edges / sizeof *sc_utf8_edges)];
+}
+/* A buffer of `n` bytes made of one record of `period` bytes repeated (an array of equal doubles or structs seen
+ * as bytes): the record random, or one time in two the bytes of a double or float of a small number (mostly
+ * zero bytes: 1.0 is 00 00 00 00 00 00 f0 3f) (harness/inputs_c.py) */
+static inline void sc_period_fill(sc_rng *r, unsigned char *b, size_t n, size_t period) {
+    if (!n || !period) return;
+    if (sc_below(r, 2)) {
+        double d = (double)(int64_t)(sc_below(r, 2001) - 1000) / (double)(1u << sc_below(r, 4));
+        float f = (float)d;
+        unsigned char rec[32] = {0};
+        if (period >= 8) memcpy(rec, &d, 8); else if (period >= 4) memcpy(rec, &f, 4); else rec[0] = (unsigned char)d;
+        for (size_t t = 0; t < period && t < n; t++) b[t] = rec[t % 32];
+    }
+    for (size_t t = period; t < n; t++) b[t] = b[t - period];
+}
 
 /* The bytes of a big generated buffer (a struct's, the data its pointers point into): a window of
  * SC_POOL_WORDS words drawn once (sc_pool_init), from a random word on; a draw per word cost most of a

@@ -76,15 +76,18 @@ change to what is checked (screens, harness inputs, ABI checks, comparisons, tim
 #    float in seven a special value (signed zeros, infinities, the default NaN and others, denormals, ties,
 #    2^52 edges); C strings of words one in three of path and name pieces; words in UTF-8 too; a lane also a
 #    smooth signal; two read-only arrays also one memory or overlapping; pushf forbidden (the trap flag).
-VERIFIER_VERSION = 35
+VERIFIER_VERSION = 36
 
 # What verification does not establish, said next to every claim (the CLI's notes, the JSON report).
 LIMITS = (
     "verified by testing, not proof (unless the claim says proven): an input the generator never draws can "
     "still differ. Besides random values, one random input in eight has its integer arrays sorted (up or "
-    "down), one in eight a lane of every 1, 2 or 4 elements clustered, counting up or a smooth signal, its C "
-    "strings and byte or 16-bit arrays made of words, some in two- and three-byte UTF-8 (C strings one in "
-    "three of the pieces of paths and names) (byte arrays one in two wide, a zero after each character) and an "
+    "down), one in eight a lane of every 1, 2 or 4 elements clustered, counting up or a smooth signal, one in "
+    "eight one record of 2 to 32 bytes repeated, its C strings and byte or 16-bit arrays made of words, some in "
+    "UTF-8 of two to four bytes, one word in sixteen an edge of UTF-8 (overlong, surrogate, past U+10FFFF, cut "
+    "short) (C strings one in three of the pieces of paths and names) (byte arrays one in two wide, a zero "
+    "after each character), one in eight of two read-only arrays with lengths of their own one inside the "
+    "other, and an "
     "integer argument equal to one of its array's elements, one in sixteen an integer near an edge of its "
     "type, and some integers lie near a power of two or a square, one float in seven a special value (a "
     "signed zero, an infinity, the NaN 0/0 gives and others, a denormal, a tie, an edge of 2^52); one in eight has its integer arrays sparse "

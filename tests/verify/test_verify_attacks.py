@@ -377,6 +377,9 @@ def test_a_stale_write_back_past_a_longer_output_is_seen(tmp_path):
         ("sum_ints.c", "sum_ints_mid_long.c", "sum_ints"),  # lengths a little past a multiple of 4,096
         ("sum_bytes.c", "sum_bytes_prose.c", "sum_bytes"),  # prose in a byte buffer (not only in C strings)
         ("inc_copy.c", "inc_copy_blocks128.c", "inc_copy"),  # buffers 65 to 127 elements apart
+        ("sum_bytes.c", "sum_bytes_records.c", "sum_bytes"),  # the bytes of an array of equal doubles
+        ("utf8_valid.c", "utf8_valid_surrogates.c", "utf8_valid"),  # the edges of UTF-8 in a text
+        ("find_bytes.c", "find_bytes_inside.c", "find_bytes"),  # a needle cut from its haystack
     ],
 )
 def test_data_a_program_has_and_random_draws_do_not_is_generated(tmp_path, original, wrong, name):
