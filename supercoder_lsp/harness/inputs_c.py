@@ -793,8 +793,8 @@ def _buffer(plan: Plan, k: int, p: ParamPlan, ne: int) -> list[str]:
                     f"    if (!edge && pat{k} == 2 && (sc_mix(i ^ (0x7e47ULL + {k})) & 7) == 0) {{"
                     f" {_prose_words(k)}"
                     f" sc_rng sr = {{ sc_mix(i ^ (0x7e4bULL + {k})) }}; size_t t = 0; int wide = {int(p.element.bits == 8)} && sc_below(&sr, 2);"
-                    f" while (t < L{k}) {{ const char *w = sc_below(&sr, 16) == 0 ? sc_utf8_edge(&sr)"
-                    f" : sc_below(&sr, 16) == 0 ? sc_utf8_edge(&sr) : sc_words{k}[sc_below(&sr, sizeof sc_words{k} / sizeof *sc_words{k})];"
+                    f" unsigned er = sc_edge_rate(&sr); size_t wn = 0, bad = sc_bad_at(&sr, L{k});"
+                    f" while (t < L{k}) {{ const char *w = sc_text_word(&sr, sc_words{k}, sizeof sc_words{k} / sizeof *sc_words{k}, er, wn++, bad);"
                     f" while (*w && t < L{k}) {{ a{k}[t++] = ({et})*w++; if (wide && t < L{k}) a{k}[t++] = 0; }} }} }}"
                 )
         out += _candidate_elements(k, p)
@@ -825,8 +825,9 @@ def _buffer(plan: Plan, k: int, p: ParamPlan, ne: int) -> list[str]:
             f' static const char *const sc_tokens{k}[] = {{ "/", "/usr", "/lib/", "src", "x86_64", "-", "_", ".",'
             f' "..", ".c", ".so.6", "=", ":", "0", "42", "://", "a", "Z", "%20", "\\\\" }};'
             f" sc_rng sr = {{ sc_mix(i ^ (0x7e4bULL + {k})) }}; size_t t = 0; int tok = sc_below(&sr, 3) == 0;"
+            f" unsigned er = sc_edge_rate(&sr); size_t wn = 0, bad = sc_bad_at(&sr, L{k});"
             f" while (t < L{k}) {{ const char *w = tok ? sc_tokens{k}[sc_below(&sr, sizeof sc_tokens{k} / sizeof *sc_tokens{k})]"
-            f" : sc_below(&sr, 16) == 0 ? sc_utf8_edge(&sr) : sc_words{k}[sc_below(&sr, sizeof sc_words{k} / sizeof *sc_words{k})];"
+            f" : sc_text_word(&sr, sc_words{k}, sizeof sc_words{k} / sizeof *sc_words{k}, er, wn++, bad);"
             f" while (*w && t < L{k}) a{k}[t++] = (unsigned char)*w++; }} }}"
         )
         out.append(f"    if (dict) for (int m = 1 + (int)sc_below(&dr, 2); m--;) sc_cdict_bytes(&dr, a{k}, L{k}, 1);")

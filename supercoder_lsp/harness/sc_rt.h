@@ -28,19 +28,34 @@ static inline size_t sc_max(size_t a, size_t b) { return a > b ? a : b; }
 /* below n: the high word of draw * n (no division; a bias below n / 2^64) */
 static inline uint64_t sc_below(sc_rng *r, uint64_t n) { return (uint64_t)(((unsigned __int128)sc_next(r) * n) >> 64); }
 #include "sc_cdict.h"
-/* The edges of UTF-8, for text (harness/inputs_c.py: one word in sixteen of a text): the first and last code
- * point of each length, those beside the surrogates, a four-byte emoji; and what a decoder must refuse there:
- * overlong forms, surrogates (CESU-8), past U+10FFFF, a lone continuation, a sequence cut short. A validator
- * or decoder wrong on one of them alone passed, since random bytes fail at once and words are valid. */
+/* The edges of UTF-8, for text (harness/inputs_c.py): the first and last code point of each length, those
+ * beside the surrogates, a four-byte emoji (up to one word in two of a text: sc_edge_rate); and what a decoder
+ * must refuse there (one in a text, one time in two, anywhere: valid text with one error is what a validator's
+ * every branch sees): overlong forms, surrogates (CESU-8), past U+10FFFF, a lone continuation, a sequence cut
+ * short. A validator wrong on one of them after a three- or four-byte character passed: random bytes fail at
+ * once, words are valid, and where invalid ones were as common as valid ones the first ended the text's check. */
 static const char *const sc_utf8_edges[] = {
     "\177", "\302\200", "\337\277", "\340\240\200", "\355\237\277", "\356\200\200", "\357\277\277",
-    "\360\220\200\200", "\364\217\277\277", "\360\237\230\200", "\300\200", "\301\277", "\340\200\200",
-    "\340\237\277", "\355\240\200", "\355\277\277", "\355\240\275\355\270\200", "\360\200\200\200",
-    "\360\217\277\277", "\364\220\200\200", "\365\200\200\200", "\377", "\200", "\277", "\346\227", "\360\237\230",
+    "\360\220\200\200", "\364\217\277\277", "\360\237\230\200", "\344\270\255", "\360\237\221\215",
 };
-static inline const char *sc_utf8_edge(sc_rng *r) {
-    return sc_utf8_edges[sc_below(r, sizeof sc_utf8_edges / sizeof *sc_utf8_edges)];
+static const char *const sc_utf8_bad[] = {
+    "\300\200", "\301\277", "\340\200\200", "\340\237\277", "\355\240\200", "\355\277\277", "\355\240\275\355\270\200",
+    "\360\200\200\200", "\360\217\277\277", "\364\220\200\200", "\365\200\200\200", "\377", "\200", "\277", "\346\227",
+    "\360\237\230",
+};
+/* how many words in sixteen of a text are valid edges: none, one, four or eight */
+static inline unsigned sc_edge_rate(sc_rng *r) { static const unsigned rate[4] = {0, 1, 4, 8}; return rate[sc_below(r, 4)]; }
+/* word `wn` of a text of `words`: a valid edge `er` times in sixteen; the invalid one where wn is `bad_at` */
+static inline const char *sc_text_word(sc_rng *r, const char *const *words, size_t nw, unsigned er, size_t wn,
+                                       size_t bad_at) {
+    if (wn == bad_at) return sc_utf8_bad[sc_below(r, sizeof sc_utf8_bad / sizeof *sc_utf8_bad)];
+    /* the word before it, one time in two, a character of two to four bytes (an error right after one) */
+    if (sc_below(r, 16) < er || (wn + 1 == bad_at && sc_below(r, 2)))
+        return sc_utf8_edges[sc_below(r, sizeof sc_utf8_edges / sizeof *sc_utf8_edges)];
+    return words[sc_below(r, nw)];
 }
+/* where a text of `len` bytes gets its one invalid word: one time in two none (SIZE_MAX) */
+static inline size_t sc_bad_at(sc_rng *r, size_t len) { return sc_below(r, 2) ? sc_below(r, 1 + len / 3) : (size_t)-1; }
 /* A buffer of `n` bytes made of one record of `period` bytes repeated (an array of equal doubles or structs seen
  * as bytes): the record random, or one time in two the bytes of a double or float of a small number (mostly
  * zero bytes: 1.0 is 00 00 00 00 00 00 f0 3f) (harness/inputs_c.py) */

@@ -379,6 +379,7 @@ def test_a_stale_write_back_past_a_longer_output_is_seen(tmp_path):
         ("inc_copy.c", "inc_copy_blocks128.c", "inc_copy"),  # buffers 65 to 127 elements apart
         ("sum_bytes.c", "sum_bytes_records.c", "sum_bytes"),  # the bytes of an array of equal doubles
         ("utf8_valid.c", "utf8_valid_surrogates.c", "utf8_valid"),  # the edges of UTF-8 in a text
+        ("utf8_valid.c", "utf8_valid_after4.c", "utf8_valid"),  # a bad four-byte sequence after an emoji
         ("find_bytes.c", "find_bytes_inside.c", "find_bytes"),  # a needle cut from its haystack
     ],
 )
