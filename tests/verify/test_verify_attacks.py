@@ -381,6 +381,7 @@ def test_a_stale_write_back_past_a_longer_output_is_seen(tmp_path):
         ("utf8_valid.c", "utf8_valid_surrogates.c", "utf8_valid"),  # the edges of UTF-8 in a text
         ("utf8_valid.c", "utf8_valid_after4.c", "utf8_valid"),  # a bad four-byte sequence after an emoji
         ("find_bytes.c", "find_bytes_inside.c", "find_bytes"),  # a needle cut from its haystack
+        ("dot_ints.c", "dot_ints_near.c", "dot_ints"),  # two arrays next to each other (loose placement)
     ],
 )
 def test_data_a_program_has_and_random_draws_do_not_is_generated(tmp_path, original, wrong, name):
