@@ -54,6 +54,9 @@ def parser() -> argparse.ArgumentParser:
         help="run candidates even where no seccomp filter can contain them (not recommended)",
     )
     o.add_argument("--json", action="store_true", help="print the JSON report to stdout")
+    o.add_argument(
+        "--explain", action="store_true", help="after a claim, list all that verification does not establish"
+    )
     o.add_argument("-o", "--output", type=Path, help="also write the JSON report to this file")
     o.add_argument("--progress-jsonl", action="store_true", help=argparse.SUPPRESS)  # for the language server's workers
     r = sub.add_parser(
@@ -98,6 +101,7 @@ def parser() -> argparse.ArgumentParser:
     )
     e.add_argument("--json", action="store_true", help="print the JSON report to stdout")
     e.add_argument("-o", "--output", type=Path, help="also write the JSON report to this file")
+    sub.add_parser("limits", help="what verification does not establish (the same list as optimize --explain)")
     x = sub.add_parser(
         "export", help="verified eval or optimize results as training rows (SFT best-of-N, or RL prompts)"
     )
@@ -175,7 +179,20 @@ def _speed(c) -> str:
     return f"{t.speedup:.2f}x ({t.ci[0]:.2f}-{t.ci[1]:.2f})"
 
 
-def print_table(rep: Report, console: Console) -> None:
+LIMITS_LINE = (
+    "how far to trust a claim: tested on the inputs above (proven only where it says so); "
+    "`supercoder limits` or --explain lists what testing does not establish"
+)
+
+
+def print_limits(limits, console: Console) -> None:
+    """Each of `limits` (verify.LIMITS) as one item of a list."""
+    console.print("[bold]what verification does not establish[/]")
+    for item in limits:
+        console.print(f"- {escape(item)}")
+
+
+def print_table(rep: Report, console: Console, explain: bool = False) -> None:
     env = rep.environment
     console.print(
         f"[bold]{rep.path}[/]  {env['compiler']} {' '.join(env['flags'])}  ({env['flags_from']})  on {env['cpu_model']}"
@@ -216,7 +233,10 @@ def print_table(rep: Report, console: Console) -> None:
         limits = rep.environment.get("verification_limits") or []
         if limits:
             console.print()
-            console.print("[dim]what verification does not establish: " + "; ".join(limits) + "[/]")
+            if explain:
+                print_limits(limits, console)
+            else:
+                console.print(f"[dim]{LIMITS_LINE}[/]")
 
 
 def optimize(a: argparse.Namespace) -> int:
@@ -262,7 +282,8 @@ def _emit(a: argparse.Namespace, rep: Report) -> int:
         sys.stdout.write(json.dumps(data, indent=2) + "\n")
     else:
         out = Console()
-        print_table(rep, out if out.is_terminal else Console(width=160))  # piped or logged: no 80-column squeeze
+        # piped or logged: no 80-column squeeze
+        print_table(rep, out if out.is_terminal else Console(width=160), explain=getattr(a, "explain", False))
     return EXIT_OK
 
 
@@ -354,6 +375,11 @@ def main(argv: list[str] | None = None) -> int:
             return eval_cmd(a)
         if a.command == "export":
             return export_cmd(a)
+        if a.command == "limits":
+            from .verify import LIMITS
+
+            print_limits(LIMITS, Console(soft_wrap=True))
+            return EXIT_OK
     except (ToolMissing, SandboxUnavailable) as e:
         err.print(f"[red]error:[/] {escape(str(e))}", soft_wrap=True)
         return EXIT_TOOL

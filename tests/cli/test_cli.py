@@ -681,3 +681,22 @@ def test_a_function_a_macro_renames_is_optimized_under_the_compilers_name(tmp_pa
     p = supercoder("replace", str(src), "-f", "sum32", "--assembly", str(asm), flags, "--json", "--inputs", "2000")
     rep = json.loads(p.stdout)
     assert p.returncode != 0 and rep["ok"] and not rep["faster"], (p.stderr, rep)
+
+
+def test_the_limits_are_one_line_after_a_claim_and_listed_on_request(tmp_path):
+    """The answer comes first: the limits are one line under the table, and `supercoder limits` (or --explain)
+    lists each one."""
+    from supercoder_lsp.verify import LIMITS
+
+    p = supercoder("limits")
+    assert p.returncode == 0, p.stderr
+    items = [ln for ln in p.stdout.splitlines() if ln.startswith("- ")]
+    assert len(items) == len(LIMITS) and items[0].startswith("- verified by testing, not proof")
+    args = ("optimize", str(VERIFY / "popcount.c"), "--candidates", str(VERIFY / "cands"), "-n", "20")
+    short = supercoder(*args, "--inputs", "2000", cache=tmp_path)
+    assert short.returncode == 0, short.stderr
+    assert "x faster (95% CI" in short.stdout and "`supercoder limits` or --explain" in short.stdout
+    assert "memory no object owns" not in short.stdout
+    assert len(short.stdout.splitlines()) <= 30, short.stdout
+    full = supercoder(*args, "--inputs", "2000", "--explain", cache=tmp_path)  # the cached verdicts, explained
+    assert "memory no object owns" in full.stdout
