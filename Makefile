@@ -4,24 +4,34 @@ PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 
-.PHONY: demo test test-fast lint setup system-tools venv editors vsix smoke-vscode bench clean
+.PHONY: demo test test-fast lint docs setup system-tools venv editors vsix smoke-vscode bench clean
 
 demo: setup
 	$(BIN)/supercoder optimize examples/popcount.c
 
+# the tests that time nothing against the machine's load run on JOBS workers, then the `serial` ones alone
+JOBS ?= 2
 test: setup
-	$(BIN)/python -m pytest -q --durations=30  # the slowest, for whoever makes CI faster (issue 44)
+	$(BIN)/python -m pytest -q -n $(JOBS) --dist worksteal -m "not serial" --durations=25
+	$(BIN)/python -m pytest -q -m serial --durations=5
 
 test-fast: setup    ## each stage on its own, under a minute: no editors, no hyperfine
 	$(BIN)/python -m pytest -q -m fast
 
-# ruff (lint + format) and mypy over the Python; tsc (strict) + ESLint over the extension; StyLua over the Lua
+# ruff (lint + format), mypy, the import layers and the structure over the Python; tsc (strict) + ESLint over the extension; StyLua over the Lua
 lint: setup
 	$(BIN)/ruff check supercoder_lsp tests benchmarks server train
 	$(BIN)/ruff format --check supercoder_lsp tests benchmarks server train
 	$(BIN)/mypy supercoder_lsp
+	$(BIN)/lint-imports --no-cache  # the layers (pyproject.toml [tool.importlinter])
+	$(BIN)/python scripts/check_structure.py  # no import cycle; module and function sizes
 	@if command -v npm >/dev/null; then cd editors/vscode && npm run -s lint; \
 	else echo "note: npm not found; the extension and the Lua plugin are not linted"; fi
+
+# the docs site (docs/, mkdocs.yml) into site/, warnings as errors; the option reference is generated
+docs: setup
+	$(BIN)/python docs/gen_reference.py
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet
 
 setup: system-tools venv editors
 

@@ -193,6 +193,9 @@ async def main() -> int:
     ap.add_argument("--jobs", type=int, default=4)
     ap.add_argument("--real", type=Path, help="a .c file of a real project: time to its first results")
     ap.add_argument("--timeout", type=float, default=600, help="with --real: seconds to wait for three final results")
+    ap.add_argument(
+        "--record", action="store_true", help="keep the figures in benchmarks/results/ (docs/benchmarks.md)"
+    )
     a = ap.parse_args()
     work = Path(tempfile.mkdtemp(prefix="sc-bench-lsp-"))
     if a.real:
@@ -287,9 +290,20 @@ async def main() -> int:
         )
     print(f"didSave -> first hint with {a.jobs} parallel jobs: {hints[0]:.2f} s" if hints else "no hint within 120 s")
     await asyncio.sleep(3.0)
+    idle_after = rss_mb(pid)
     print(
-        f"server RSS: idle before work {idle_before:.1f} MB, during jobs {busy_rss:.1f} MB, idle after {rss_mb(pid):.1f} MB"
+        f"server RSS: idle before work {idle_before:.1f} MB, during jobs {busy_rss:.1f} MB, idle after {idle_after:.1f} MB"
     )
+    if a.record:
+        from record import save
+
+        figures: dict[str, float | int | str] = {
+            f"{name} p99 (ms)": round(1000 * pct(xs, 0.99), 1) for name, xs in lat.items()
+        }
+        figures["first hint (s)"] = round(fh, 2) if fh is not None else "none in 120 s"
+        figures[f"first hint, {a.jobs} jobs (s)"] = round(hints[0], 2) if hints else "none in 120 s"
+        figures["idle RSS (MB)"] = round(max(idle_before, idle_after), 1)
+        save("bench_lsp", figures)
     await client.shutdown_async(None)
     client.exit(None)
     await client.stop()

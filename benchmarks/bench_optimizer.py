@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 import time
 from collections import Counter
@@ -21,7 +22,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from supercoder_lsp.pipeline import Options, Pipeline  # noqa: E402
+from supercoder_lsp.optimize.pipeline import Options, Pipeline  # noqa: E402
+from supercoder_lsp.results import deciding_timing  # noqa: E402
 
 STAGES = ("asm", "harness", "propose", "assemble", "verify", "measure")
 
@@ -67,6 +69,9 @@ def main() -> int:
     ap.add_argument("--whole-program", action="store_true")
     ap.add_argument("--only", default=None)
     ap.add_argument("--inputs", type=int, default=100_000)
+    ap.add_argument(
+        "--record", action="store_true", help="keep the figures in benchmarks/results/ (docs/benchmarks.md)"
+    )
     a = ap.parse_args()
     bench = a.bench
     if not bench.is_dir():
@@ -74,6 +79,8 @@ def main() -> int:
         return 0
     print(f"{'kind':9} {'name':16} {'verdicts':>32} {'best speedup (95% CI)':>22}  stage seconds")
     t_all = time.perf_counter()
+    agreed = judged = 0
+    speedups: list[float] = []
     for prog in sorted((bench / "programs").iterdir()):
         if a.only and a.only != prog.name:
             continue
@@ -86,12 +93,14 @@ def main() -> int:
             bench_input=(prog / "bench.in") if a.whole_program else None,
         )
         fn, wall = run_one(prog / "prog.c", opts)
+        speedups += _best(fn)
         print(row("program", prog.name, fn, wall), flush=True)
     for meta in json.loads((bench / "functions" / "meta.json").read_text())["functions"]:
         if a.only and a.only != meta["name"]:
             continue
         opts = Options(functions=(meta["name"],), use_cache=False, n_random=a.inputs)
         fn, wall = run_one(bench / "functions" / meta["file"], opts)
+        speedups += _best(fn)
         print(row("function", meta["name"], fn, wall), flush=True)
     expected = json.loads((bench / "candidates" / "expected.json").read_text())
     for target in sorted(p for p in (bench / "candidates").iterdir() if p.is_dir()):
@@ -117,6 +126,7 @@ def main() -> int:
         want = {e["candidate"][:-2]: e["expected"] for e in expected if e["target"] == target.name}
         agree = [c.label for c in fn.candidates if (c.status == "accepted") == (want.get(c.label) == "accept")]
         differ = [f"{c.label}:{c.reason or 'accepted'}" for c in fn.candidates if c.label not in agree]
+        agreed, judged = agreed + len(agree), judged + len(fn.candidates)
         print(
             row(
                 "replay",
@@ -129,8 +139,30 @@ def main() -> int:
             flush=True,
         )
         shutil.rmtree(tmp, ignore_errors=True)
-    print(f"total wall {time.perf_counter() - t_all:.1f}s")
+    wall = time.perf_counter() - t_all
+    print(f"total wall {wall:.1f}s")
+    if a.record:
+        from record import save
+
+        save(
+            "bench_optimizer",
+            {
+                "replayed candidates whose verdict agrees with expected.json": f"{agreed}/{judged}",
+                "functions with a verified speedup": len(speedups),
+                "geometric mean of their speedups": round(math.exp(sum(map(math.log, speedups)) / len(speedups)), 2)
+                if speedups
+                else "-",
+                "total wall (s)": round(wall, 1),
+            },
+        )
     return 0
+
+
+def _best(fn) -> list[float]:
+    """The best accepted candidate's speedup, where the function has one."""
+    best = fn.best_result() if fn else None
+    timing = deciding_timing(best) if best is not None else None
+    return [timing.speedup] if timing is not None else []
 
 
 if __name__ == "__main__":

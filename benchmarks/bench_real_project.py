@@ -40,7 +40,7 @@ from supercoder_lsp import build  # noqa: E402
 from supercoder_lsp.asm.cut import FunctionMissing, cut_function  # noqa: E402
 from supercoder_lsp.build.debuginfo import compile_debug_object, compiled_functions  # noqa: E402
 from supercoder_lsp.harness.plan import make_plan  # noqa: E402
-from supercoder_lsp.selection import compiled_as  # noqa: E402
+from supercoder_lsp.optimize.selection import compiled_as  # noqa: E402
 from supercoder_lsp.source import parse_functions, preprocessor_conditions  # noqa: E402
 
 

@@ -22,7 +22,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from supercoder_lsp.pipeline import Options, Pipeline  # noqa: E402
+from supercoder_lsp.optimize.pipeline import Options, Pipeline  # noqa: E402
 from supercoder_lsp.results import deciding_timing  # noqa: E402
 
 

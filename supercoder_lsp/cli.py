@@ -24,8 +24,9 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn
 from rich.table import Table
 
 from . import __version__, build, options
+from .model import Report
+from .optimize.pipeline import Pipeline
 from .options import InputError
-from .pipeline import Pipeline, Report
 from .results import headline, inputs_summary
 from .serialize import function_to_json, replacement_to_json, report_to_json
 from .tools import ToolMissing
@@ -125,7 +126,7 @@ def _with_compiled_types(path: Path, functions: list, name: str, cfg, work: Path
     import dataclasses
 
     from .build.debuginfo import compile_debug_object, compiled_functions
-    from .selection import compiled_names
+    from .optimize.selection import compiled_names
 
     try:
         compile_debug_object(path, cfg, work / "debug.o")
@@ -140,7 +141,7 @@ def _with_compiled_types(path: Path, functions: list, name: str, cfg, work: Path
 def replace_cmd(a: argparse.Namespace) -> int:
     import tempfile
 
-    from . import replace
+    from .optimize import replace
     from .source import parse_functions
 
     text = a.file.read_text(errors="replace") if a.file.is_file() else None

@@ -6,6 +6,7 @@ server know about terminals and editors.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from enum import StrEnum
 
@@ -258,6 +259,60 @@ class FunctionResult:
             if c.label == self.best:
                 return c
         return None
+
+
+@dataclass
+class Coverage:
+    """Lines of the function (that hold code) that its inputs ran."""
+
+    lines: int
+    generated: int  # ran on the generated inputs
+    recorded: int | None = None  # ran on the generated and the program's recorded calls; None: none recorded
+    missed: list[int] = field(default_factory=list)  # line numbers no input ran
+
+    @property
+    def percent(self) -> int:
+        """Of all inputs the harness runs."""
+        reached = self.recorded if self.recorded is not None else self.generated
+        return round(100 * reached / self.lines) if self.lines else 100
+
+    @property
+    def generated_percent(self) -> int:
+        return round(100 * self.generated / self.lines) if self.lines else 100
+
+    def describe(self) -> str:
+        s = f"generated inputs reach {self.generated_percent}% of its {self.lines} lines"
+        if self.recorded is not None:
+            s += f", with the program's recorded calls {self.percent}%"
+        if self.missed:
+            s += f" (never run: {self.never()})"
+        return s
+
+    def never(self) -> str:
+        """'lines 21-24, 26'"""
+        return f"line{'s' if len(self.missed) > 1 else ''} {_spans(self.missed)}"
+
+
+def _spans(lines: list[int]) -> str:
+    out: list[str] = []
+    for n in sorted(lines):
+        if out and re.fullmatch(rf"(\d+-)?{n - 1}", out[-1]):
+            out[-1] = f"{out[-1].split('-')[0]}-{n}"
+        else:
+            out.append(str(n))
+    return ", ".join(out[:8]) + (", ..." if len(out) > 8 else "")
+
+
+@dataclass
+class Report:
+    """One C file's run (`Pipeline.run`): its environment and every function's result."""
+
+    path: str
+    environment: dict
+    functions: list[FunctionResult]
+    notes: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+    program: dict = field(default_factory=dict)  # what a training row of this run needs (export)
 
 
 @dataclass

@@ -10,14 +10,10 @@ headline) are derived from the typed fields and ignored when reading.
 from __future__ import annotations
 
 import dataclasses
-from typing import TYPE_CHECKING
 
 from . import __version__
-from .model import CandidateResult, FunctionResult, Position, Range, ReplacementCheck, SourceChange, Timing
+from .model import CandidateResult, FunctionResult, Position, Range, ReplacementCheck, Report, SourceChange, Timing
 from .results import deciding_timing, headline
-
-if TYPE_CHECKING:
-    from .pipeline import Report
 
 SCHEMA_VERSION = 1  # of the report (`supercoder optimize --json`); raise it when a key changes meaning
 

@@ -58,7 +58,8 @@ FAST = {
     "test_measure",
     "test_cache",
     "test_hotness",
-    "test_readme_layout",
+    "test_layout",
+    "test_docs_site",
 }
 
 

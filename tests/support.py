@@ -84,7 +84,7 @@ def check_asm(h: FunctionHarness, tmp: Path, text: str, tag: str):
 def pipeline_on_rewrites(tmp: Path, src: Path, fn: str, *rewrites: Path, **options):
     """The pipeline on `fn` of `src`, its candidates the given C rewrites (each built at gcc -O3 and cut),
     as the replay proposer gives them; `options` override the Options (3,000 random inputs, 4 rounds)."""
-    from supercoder_lsp.pipeline import Options, Pipeline
+    from supercoder_lsp.optimize.pipeline import Options, Pipeline
 
     d = tmp / "cands" / fn
     d.mkdir(parents=True)

@@ -169,7 +169,7 @@ def rerun(ls: SupercoderServer, uri: str):
 @command("supercoder.clearCache")
 def clear_cache(ls: SupercoderServer):
     """Empty the results cache and drop the results shown; open files are analyzed again."""
-    from ..cache import Cache
+    from ..optimize.cache import Cache
 
     cache = Cache(ls.settings.run.cache_dir)
     removed = cache.clear()
@@ -190,7 +190,7 @@ def clear_cache(ls: SupercoderServer):
 @command("supercoder.info")
 def info(ls: SupercoderServer):
     """Version, settings and jobs: what :SupercoderInfo and health checks show."""
-    from ..cache import default_dir  # imported on use: the server starts without it
+    from ..optimize.cache import default_dir  # imported on use: the server starts without it
 
     jobs = [
         {

@@ -13,7 +13,6 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import functools
-import hashlib
 import json
 import logging
 import os
@@ -29,7 +28,7 @@ from ..model import RUNNING, FunctionResult, ReplacementCheck
 from ..options import REPLACE_OPTIONS, to_argv
 from ..serialize import function_from_json, replacement_from_json
 from ..tools import die_with_parent
-from .present import speedup
+from .present import speedup, text_hash
 from .settings import Settings
 
 log = logging.getLogger(__name__)
@@ -44,10 +43,6 @@ def _background(parent: int) -> None:
     server, however it ends."""
     die_with_parent(parent)
     os.nice(10)
-
-
-def text_hash(text: str) -> str:
-    return hashlib.sha256(text.encode()).hexdigest()
 
 
 @dataclass

@@ -180,8 +180,8 @@ class SupercoderServer(LanguageServer):
         """The top functions as the command line chooses them (what the flags compile, the caller that
         holds an inlined helper's code), from a build off the event loop; the text's ranking if the
         file does not build now."""
-        from ..cache import Cache
-        from ..selection import choose  # the build stage: loaded with the first file, not at start-up
+        from ..optimize.cache import Cache
+        from ..optimize.selection import choose  # the build stage: loaded with the first file, not at start-up
 
         ranked = rank(functions, profile=None)
         run = self.settings.run
@@ -206,7 +206,7 @@ class SupercoderServer(LanguageServer):
         )
 
     def assembly_dir(self) -> Path:
-        from ..cache import default_dir
+        from ..optimize.cache import default_dir
 
         return (Path(self.settings.run.cache_dir) if self.settings.run.cache_dir else default_dir().parent) / "assembly"
 

@@ -9,6 +9,7 @@ text, so a result stays attached to its function while the file is edited.
 from __future__ import annotations
 
 import functools
+import hashlib
 import itertools
 from pathlib import Path
 
@@ -22,6 +23,11 @@ from ..source.replaced import replaced_functions
 from .settings import Settings
 
 SOURCE = "supercoder"
+
+
+def text_hash(text: str) -> str:
+    """What a function's or a file's text is known by: a verdict holds for this text only."""
+    return hashlib.sha256(text.encode()).hexdigest()
 
 
 def headline(result: FunctionResult | None) -> str | None:
@@ -231,8 +237,6 @@ def replace_action(
     title = f"Replace {name} with verified assembly ({speedup(result):.2f}x)"
     if not (replacement.ok and replacement.faster):
         return _disabled(title, f"not a verified win in the rebuilt file: {replacement.detail}")
-    from .jobs import text_hash
-
     if source_hash is not None and text_hash(text) != source_hash:
         return _disabled(title, "the file changed since it was verified; save to re-run")
     lines = text.split("\n")

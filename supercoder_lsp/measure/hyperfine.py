@@ -27,7 +27,7 @@ from pathlib import Path
 from .. import tools
 from ..model import Timing
 from ..tools import die_with_parent
-from ..verify.program import first_difference
+from ..verify.program import command_for, first_difference
 from ..verify.program_policy import describe_status
 from ..verify.sandbox import FILE_SIZE
 from .stats import noise_floor, ratio_of_medians_ci
@@ -50,16 +50,6 @@ class RunsFailed(RuntimeError):
     def __init__(self, side: str, kind: str, message: str):
         super().__init__(message)
         self.side, self.kind = side, kind
-
-
-def command_for(exe: Path, bench_input: Path | None, workload: str | None) -> str:
-    if workload:
-        if "{exe}" not in workload:
-            raise ValueError("--workload must contain {exe} where the program goes, e.g. --workload '{exe} < big.txt'")
-        return workload.replace("{exe}", shlex.quote(str(exe)))
-    if bench_input:
-        return f"{shlex.quote(str(exe))} < {shlex.quote(str(bench_input))}"
-    raise ValueError("program timing needs --bench-input FILE or --workload CMD")
 
 
 def time_programs(

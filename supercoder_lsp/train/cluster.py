@@ -10,8 +10,7 @@ which keeps them in its state folder, so an interrupted run goes on where it sto
 from __future__ import annotations
 
 import json
-import tempfile
-from pathlib import Path
+from collections.abc import Callable
 
 from ..options import InputError
 from .metrics import Sample
@@ -45,18 +44,9 @@ def connect(address: str):
     return ray
 
 
-def run_problem(opts, p: Problem, baseline: str, timing: bool) -> tuple[list[dict], list[str]]:
-    """One problem on a worker, in a scratch state folder of its own."""
-    from .evaluate import Evaluator
-
-    with tempfile.TemporaryDirectory(prefix="sc-eval-") as d:
-        ev = Evaluator(opts, Path(d), baseline=baseline, jobs=1, timing=timing)
-        got = ev.solve(p)
-        return [s.to_json() for s in got], ev.notes
-
-
-def spread(ev, problems: list[Problem], address: str) -> dict[str, list[Sample]]:
-    """Every problem's samples: the ones already in the state folder, the rest from the cluster."""
+def spread(ev, problems: list[Problem], address: str, worker: Callable) -> dict[str, list[Sample]]:
+    """Every problem's samples: the ones already in the state folder, the rest from the cluster, where
+    `worker(opts, problem, baseline, timing)` gives (samples as dicts, notes) on a node."""
     out: dict[str, list[Sample]] = {}
     todo = []
     for p in problems:
@@ -69,7 +59,7 @@ def spread(ev, problems: list[Problem], address: str) -> dict[str, list[Sample]]
         return {p.id: out[p.id] for p in problems}
     ray = connect(address)
     try:
-        task = ray.remote(run_problem).options(resources={TIMING_RESOURCE: 1}, num_cpus=1)
+        task = ray.remote(worker).options(resources={TIMING_RESOURCE: 1}, num_cpus=1)
         pending = {task.remote(ev.opts, p, ev.baseline, ev.timing): p for p in todo}
         done = len(problems) - len(todo)
         while pending:

@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import tempfile
 import threading
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -152,7 +153,7 @@ class Evaluator:
         if self.ray:
             from .cluster import spread
 
-            samples = spread(self, problems, self.ray)
+            samples = spread(self, problems, self.ray, run_problem)
         else:
             samples = self._rows(problems) if kind == "row" else self._programs(problems)
         if self.differs:
@@ -300,7 +301,7 @@ class Evaluator:
 
     # -- programs: function-level answers through the pipeline ------------------------
     def _programs(self, problems: list[Problem]) -> dict[str, list[Sample]]:
-        from ..pipeline import Pipeline
+        from ..optimize.pipeline import Pipeline
 
         out: dict[str, list[Sample]] = {}
         for i, p in enumerate(problems):
@@ -376,3 +377,11 @@ def _write(path: Path, data) -> None:
     tmp = path.with_suffix(f".tmp{os.getpid()}")
     tmp.write_text(json.dumps(data))
     os.replace(tmp, path)  # an interrupted run leaves whole results or none
+
+
+def run_problem(opts, p: Problem, baseline: str, timing: bool) -> tuple[list[dict], list[str]]:
+    """One problem on a worker, in a scratch state folder of its own."""
+    with tempfile.TemporaryDirectory(prefix="sc-eval-") as d:
+        ev = Evaluator(opts, Path(d), baseline=baseline, jobs=1, timing=timing)
+        got = ev.solve(p)
+        return [s.to_json() for s in got], ev.notes

@@ -14,8 +14,8 @@ from __future__ import annotations
 import re
 
 from ..asm.cut import normalize_candidate
+from ..optimize.replace import asm_block
 from ..options import InputError
-from ..replace import asm_block
 from ..source import declaration_of, find_function, parse_functions
 from .program_answer import compile_program
 

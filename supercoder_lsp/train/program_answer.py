@@ -33,8 +33,8 @@ from ..asm.elfcheck import check_linked, check_object, inspect_object
 from ..asm.features import missing_cpu_flags, required_cpu_flags
 from ..asm.objscreen import object_facts, screen_object
 from ..asm.screen import screen
-from ..file_context import program_sandbox_object
 from ..measure.hyperfine import RunsFailed, time_programs
+from ..optimize.file_context import program_sandbox_object
 from ..verify.program import first_difference
 from ..verify.sandbox import run_limited
 

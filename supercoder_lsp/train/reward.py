@@ -32,7 +32,7 @@ import tempfile
 from pathlib import Path
 
 from ..asm.features import cpu_model
-from ..cache import default_dir
+from ..optimize.cache import default_dir
 from ..propose.prompt import extract_assembly
 from ..verify import VERIFIER_VERSION
 from .function_answer import NotPlaced, as_program

@@ -16,49 +16,16 @@ from __future__ import annotations
 import json
 import re
 import subprocess
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from .. import build
 from ..build.flags import clean_flags
 from ..harness.contract import STATIC_ALIAS
-from ..model import BuildConfig
+from ..model import BuildConfig, Coverage
 from .function_check import FunctionHarness
 
 MODE_UNSANDBOXED = 8  # harness/sc_verify.h: the original's own code only
 DEFAULT_MIN_COVERAGE = 70  # percent of the function's lines below which a harness cannot verify it
-
-
-@dataclass
-class Coverage:
-    """Lines of the function (that hold code) that its inputs ran."""
-
-    lines: int
-    generated: int  # ran on the generated inputs
-    recorded: int | None = None  # ran on the generated and the program's recorded calls; None: none recorded
-    missed: list[int] = field(default_factory=list)  # line numbers no input ran
-
-    @property
-    def percent(self) -> int:
-        """Of all inputs the harness runs."""
-        reached = self.recorded if self.recorded is not None else self.generated
-        return round(100 * reached / self.lines) if self.lines else 100
-
-    @property
-    def generated_percent(self) -> int:
-        return round(100 * self.generated / self.lines) if self.lines else 100
-
-    def describe(self) -> str:
-        s = f"generated inputs reach {self.generated_percent}% of its {self.lines} lines"
-        if self.recorded is not None:
-            s += f", with the program's recorded calls {self.percent}%"
-        if self.missed:
-            s += f" (never run: {self.never()})"
-        return s
-
-    def never(self) -> str:
-        """'lines 21-24, 26'"""
-        return f"line{'s' if len(self.missed) > 1 else ''} {_spans(self.missed)}"
 
 
 def coverage_json(h: FunctionHarness) -> dict | None:
@@ -75,16 +42,6 @@ def coverage_json(h: FunctionHarness) -> dict | None:
         "missed": c.missed,
         "narrowed": h.narrowing or None,  # "len in [0, 4095]": the generated inputs were narrowed to it
     }
-
-
-def _spans(lines: list[int]) -> str:
-    out: list[str] = []
-    for n in sorted(lines):
-        if out and re.fullmatch(rf"(\d+-)?{n - 1}", out[-1]):
-            out[-1] = f"{out[-1].split('-')[0]}-{n}"
-        else:
-            out.append(str(n))
-    return ", ".join(out[:8]) + (", ..." if len(out) > 8 else "")
 
 
 def _coverage_flags(cfg: BuildConfig) -> list[str]:

@@ -3,6 +3,7 @@ decoding), and the exit status compared with the -O3 program's on the same input
 
 from __future__ import annotations
 
+import shlex
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -77,3 +78,14 @@ def run_tests(
             )
         passed += 1
     return ProgramCheck(True, None, f"{passed} program tests pass", passed)
+
+
+def command_for(exe: Path, bench_input: Path | None, workload: str | None) -> str:
+    """The shell command that runs the program `exe` on the workload (or on the bench input as its stdin)."""
+    if workload:
+        if "{exe}" not in workload:
+            raise ValueError("--workload must contain {exe} where the program goes, e.g. --workload '{exe} < big.txt'")
+        return workload.replace("{exe}", shlex.quote(str(exe)))
+    if bench_input:
+        return f"{shlex.quote(str(exe))} < {shlex.quote(str(bench_input))}"
+    raise ValueError("program timing needs --bench-input FILE or --workload CMD")

@@ -34,7 +34,7 @@ from .. import build
 from ..harness import include_dir
 from ..harness.plan import Plan
 from ..harness.recorded import RecordedInputs, parse_records, render_recorder
-from ..measure.hyperfine import command_for
+from .program import command_for
 from .sandbox import run_limited
 
 MAX_SNAPSHOTS = 12

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from support import FIXTURES, swar_floor_too_high
 
-from supercoder_lsp import replace
+from supercoder_lsp.optimize import replace
 from supercoder_lsp.source import parse_functions
 
 FIX = FIXTURES

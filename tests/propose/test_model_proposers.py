@@ -11,7 +11,7 @@ import pytest
 from openai_stub import Stub
 from support import FIXTURES, swar_floor_too_high
 
-from supercoder_lsp.pipeline import Options, Pipeline
+from supercoder_lsp.optimize.pipeline import Options, Pipeline
 from supercoder_lsp.propose.prompt import SUPERCODER_TEMPLATE, candidate_from_reply
 
 FIX = FIXTURES

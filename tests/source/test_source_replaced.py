@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from support import FIXTURES
 
-from supercoder_lsp.replace import render
+from supercoder_lsp.optimize.replace import render
 from supercoder_lsp.source import find_function, parse_functions
 from supercoder_lsp.source.replaced import replaced_functions
 

@@ -91,6 +91,7 @@ def test_sandbox_is_available_here():
     assert sandbox_available()
 
 
+@pytest.mark.serial  # it looks for leftover harness processes anywhere on the machine
 def test_hostile_corpus_is_rejected_and_nothing_escapes(tmp_path, canary):
     cands = tmp_path / "cands" / "popcount"
     cands.mkdir(parents=True)
@@ -167,6 +168,7 @@ def _obj(tmp: Path, name: str, body: str) -> Path:
     return obj
 
 
+@pytest.mark.serial  # it looks for leftover harness processes anywhere on the machine
 @pytest.mark.parametrize(
     "name,body",
     [
@@ -319,6 +321,7 @@ def test_a_candidate_that_behaves_differently_when_timed_is_caught(harness):
         timer.time(base, sneaky, "sneaky")
 
 
+@pytest.mark.serial  # it looks for leftover harness processes anywhere on the machine
 def test_a_cancelled_job_takes_its_harnesses_with_it(tmp_path):
     """The editor cancels a job (a newer save, a closed file, the server going away) by killing its worker's
     process group. Each harness runs in a session of its own, for containment, and so outlived the worker:

@@ -8,7 +8,7 @@ import pytest
 from support import FIXTURES, run_json
 
 from supercoder_lsp.asm.features import cpu_flags
-from supercoder_lsp.replace import guard
+from supercoder_lsp.optimize.replace import guard
 
 FIX = FIXTURES / "verify" / "encodings"
 REP_BSR = (FIX / "cands" / "leading_zeros" / "rep-bsr.s").read_text()
@@ -51,7 +51,7 @@ def test_a_feature_without_a_compiler_macro_keeps_the_c():
     """The guard fails closed: a flag it has no macro for is a macro no compiler defines."""
     asm = "\t.text\n\t.globl f\nf:\n\tgf2p8affineqb $0, %xmm1, %xmm0\n\tret\n"
     assert "defined(__GFNI__)" in guard(asm)
-    from supercoder_lsp import replace
+    from supercoder_lsp.optimize import replace
 
     saved = replace.ISA_MACROS.pop("gfni")
     try:

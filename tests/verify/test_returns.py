@@ -12,7 +12,7 @@ from support import FIXTURES
 from supercoder_lsp import build
 from supercoder_lsp.asm.cut import cut_function
 from supercoder_lsp.model import BuildConfig
-from supercoder_lsp.pipeline import Options, Pipeline
+from supercoder_lsp.optimize.pipeline import Options, Pipeline
 
 RET = FIXTURES / "verify" / "returns"
 VARIANTS = ("returns_switch", "returns_wrong", "returns_attacks")

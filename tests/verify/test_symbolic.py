@@ -14,7 +14,7 @@ from support import FIXTURES
 from supercoder_lsp import build
 from supercoder_lsp.asm.cut import cut_function
 from supercoder_lsp.model import BuildConfig, CType, Param, Signature
-from supercoder_lsp.pipeline import Options, Pipeline
+from supercoder_lsp.optimize.pipeline import Options, Pipeline
 from supercoder_lsp.verify import proof
 
 pytest.importorskip("angr", reason="the symbolic proof needs the prove extra (make setup installs it)")

@@ -11,7 +11,7 @@ from supercoder_lsp import build
 from supercoder_lsp.asm.cut import cut_function
 from supercoder_lsp.harness.plan import describe, make_plan
 from supercoder_lsp.model import BuildConfig
-from supercoder_lsp.pipeline import Options, Pipeline
+from supercoder_lsp.optimize.pipeline import Options, Pipeline
 from supercoder_lsp.source import parse_functions
 
 FIX = FIXTURES / "verify"

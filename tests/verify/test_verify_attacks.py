@@ -217,7 +217,7 @@ def test_upper_half_of_a_32_bit_argument_gets_varied_junk(tmp_path):
 def test_globals_also_start_from_the_state_the_program_really_has(tmp_path):
     """`main` sets a mode flag that neither initial nor random contents reach; with program tests
     the harness replays the program's own globals, and the branch it takes is checked too."""
-    from supercoder_lsp.pipeline import Options, Pipeline
+    from supercoder_lsp.optimize.pipeline import Options, Pipeline
 
     state = FIX / "state"
     cands = tmp_path / "cands" / "scale"
@@ -320,6 +320,7 @@ def test_a_candidate_that_writes_into_its_const_input_and_puts_it_back_crashes(t
     assert (chk.ok, chk.reason) == (False, "crash"), chk.detail
 
 
+@pytest.mark.serial  # its inputs' time limits decide what is left out: flaky beside other tests on two cores
 def test_a_store_past_the_end_that_writes_back_the_same_bytes_is_seen(tmp_path):
     """Whole aligned blocks, the bytes outside the buffer written back as read: no page boundary is crossed
     and the compared bytes are right. On a sample of short inputs the call runs single-stepped, and the bytes

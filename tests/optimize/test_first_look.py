@@ -11,9 +11,11 @@ from support import FIXTURES
 
 from supercoder_lsp import build
 from supercoder_lsp.asm.cut import cut_function
+from supercoder_lsp.harness.contract import TIMED_OUT
 from supercoder_lsp.model import BuildConfig
-from supercoder_lsp.pipeline import Options, Pipeline
-from supercoder_lsp.verify import function_check
+from supercoder_lsp.optimize.pipeline import Options, Pipeline
+from supercoder_lsp.verify import early_look, function_check, harness_runs
+from supercoder_lsp.verify.records import Records
 from supercoder_lsp.verify.sandbox import RunResult
 
 BUDGET = FIXTURES / "verify" / "budget"
@@ -22,8 +24,8 @@ BUDGET = FIXTURES / "verify" / "budget"
 def _run(tmp, monkeypatch, *, editor: bool, src=BUDGET / "slow.c", tests=None, names=("slow_same", "slow_wrong")):
     # the first 2,000 inputs, however fast the original is on them (zlib's deflate_fast takes 30 s for
     # the whole harness; this fixture a second)
-    monkeypatch.setattr(function_check, "FIRST_LOOK", 2000)
-    monkeypatch.setattr(function_check, "FIRST_LOOK_SECONDS", 0.0)
+    monkeypatch.setattr(early_look, "FIRST_LOOK", 2000)
+    monkeypatch.setattr(early_look, "FIRST_LOOK_SECONDS", 0.0)
     cands = tmp / "cands" / "slow_mix"
     cands.mkdir(parents=True)
     cfg = BuildConfig("gcc", ("-O3",), "test", str(BUDGET))
@@ -143,12 +145,12 @@ def test_inputs_out_of_time_in_the_taste_count_as_the_whole_first_run_will_give_
     of those the first run's floor (4 ms); the whole first run gives them up to 20 ms, and the runs after it
     none: told from the taste's seconds alone, its three runs were 13.6 s (no first look, the first result
     came at 25 s); counted, they are over the 15 s that calls for one."""
-    monkeypatch.setattr(function_check.os, "sched_getaffinity", lambda pid: {0, 1})
+    monkeypatch.setattr(harness_runs.os, "sched_getaffinity", lambda pid: {0, 1})
     harness = SimpleNamespace(total=100_717)
-    looping = [function_check.TIMED_OUT if i % 60 == 0 else 0 for i in range(2000)]
-    taste = function_check.Records(looping, [], b"", RunResult(0, b"", "", False, 0.18))
+    looping = [TIMED_OUT if i % 60 == 0 else 0 for i in range(2000)]
+    taste = Records(looping, [], b"", RunResult(0, b"", "", False, 0.18))
     assert function_check.FunctionHarness._three_runs(harness, taste) > 15
-    quick = function_check.Records([0] * 2000, [], b"", RunResult(0, b"", "", False, 0.18))
+    quick = Records([0] * 2000, [], b"", RunResult(0, b"", "", False, 0.18))
     assert function_check.FunctionHarness._three_runs(harness, quick) < 15
 
 

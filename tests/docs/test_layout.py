@@ -1,15 +1,18 @@
-"""The README's Layout section stays true: every stage folder and top-level module of the
+"""The Layout section of docs/architecture.md stays true: every stage folder and top-level module of the
 package is named there, and everything it names exists."""
 
 from __future__ import annotations
 
 import re
 
+import pytest
 from support import ROOT
+
+pytestmark = pytest.mark.fast  # (tests/conftest.py's FAST names this module's old name, test_readme_layout)
 
 
 def layout_block() -> str:
-    text = (ROOT / "README.md").read_text()
+    text = (ROOT / "docs" / "architecture.md").read_text()
     section = text.split("## Layout", 1)[1]
     return section.split("```", 2)[1]
 
@@ -19,20 +22,22 @@ def test_every_package_folder_and_module_is_in_the_layout():
     pkg = ROOT / "supercoder_lsp"
     folders = sorted(p.name for p in pkg.iterdir() if p.is_dir() and (p / "__init__.py").exists())
     missing = [f for f in folders if not re.search(rf"^\s+{re.escape(f)}/", block, re.M)]
-    assert not missing, f"README Layout does not name: {missing}"
+    assert not missing, f"docs/architecture.md Layout does not name: {missing}"
     modules = sorted(p.name for p in pkg.glob("*.py") if p.name not in ("__init__.py", "__main__.py"))
     missing = [m for m in modules if m not in block]
-    assert not missing, f"README Layout does not name: {missing}"
+    assert not missing, f"docs/architecture.md Layout does not name: {missing}"
 
 
 def test_everything_the_layout_names_exists():
     block = layout_block()
     pkg = ROOT / "supercoder_lsp"
     named = set(re.findall(r"\b([a-z_]+\.(?:py|h|S|c))\b", block))
-    exists = {p.name for d in (pkg, ROOT / "benchmarks", ROOT / "tests") for p in d.rglob("*") if p.is_file()}
-    assert not named - exists, f"README Layout names files that do not exist: {sorted(named - exists)}"
+    exists = {
+        p.name for d in (pkg, ROOT / "benchmarks", ROOT / "tests", ROOT / "docs") for p in d.rglob("*") if p.is_file()
+    }
+    assert not named - exists, f"docs/architecture.md Layout names files that do not exist: {sorted(named - exists)}"
     for top in re.findall(r"^(\S+/)", block, re.M):
-        assert (ROOT / top).is_dir(), f"README Layout names {top}, which does not exist"
+        assert (ROOT / top).is_dir(), f"docs/architecture.md Layout names {top}, which does not exist"
 
 
 def test_tests_are_grouped_by_stage():

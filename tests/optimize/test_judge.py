@@ -60,8 +60,8 @@ def test_a_significant_speedup_on_untypical_inputs_decides_nothing_alone(tmp_pat
     program's own timing it is not-faster and says what to give; with it, the program's timing decides."""
     import pytest
 
-    from supercoder_lsp.judge import Judge, Rejected
     from supercoder_lsp.model import CandidateResult, Timing
+    from supercoder_lsp.optimize.judge import Judge, Rejected
 
     def timing(x: float, method: str) -> Timing:
         return Timing(method, x, (x - 0.05, x + 0.05), (0.99, 1.01), x > 1.1, [], {}, f"{x:.2f}x faster")

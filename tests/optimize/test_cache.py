@@ -10,8 +10,8 @@ from pathlib import Path
 
 from support import FIXTURES
 
-from supercoder_lsp.cache import Cache
 from supercoder_lsp.model import CandidateResult, FunctionResult, Position, Range, SourceChange, Timing
+from supercoder_lsp.optimize.cache import Cache
 
 
 def result(tag: int) -> FunctionResult:
@@ -99,7 +99,7 @@ def test_unwritable_cache_reports_instead_of_failing(tmp_path):
 
 def test_a_verdict_from_another_verifier_version_is_not_served(tmp_path, monkeypatch):
     """A verdict reached by a weaker verifier must not survive a change to what is checked."""
-    from supercoder_lsp import environment, pipeline
+    from supercoder_lsp.optimize import environment, pipeline
 
     verify = FIXTURES / "verify"
     opts = pipeline.Options(
@@ -121,7 +121,7 @@ def test_a_verdict_from_another_verifier_version_is_not_served(tmp_path, monkeyp
 def test_a_verdict_is_not_served_after_an_edit_to_a_header_the_file_includes(tmp_path):
     """The key holds the file's own text; a header it includes changed what the function computes (K), so a
     verdict reached on the old header must not be served: it is verified again, and kept again."""
-    from supercoder_lsp import pipeline
+    from supercoder_lsp.optimize import pipeline
 
     src, opts = _scale_with_header(tmp_path)
     assert pipeline.Pipeline(opts).run(src).functions[0].cached is False
@@ -139,7 +139,7 @@ def test_a_header_saved_while_the_run_goes_on_does_not_pass_for_the_one_it_used(
     """The editor's job on scale.c goes on while the user saves k.h: the verdict was reached with the old K,
     so it must be kept with the old header's hash (taken when the build read it), not the one k.h has when
     the run ends; the next run, on the new header, verifies again."""
-    from supercoder_lsp import pipeline
+    from supercoder_lsp.optimize import pipeline
 
     src, opts = _scale_with_header(tmp_path)
     header = tmp_path / "k.h"
@@ -165,7 +165,7 @@ def _age(*paths: Path) -> None:
 def _scale_with_header(tmp_path: Path):
     """scale.c, whose result depends on K from its header k.h (both dated a moment back), and options that
     verify scale alone with no candidates, with a results cache in tmp_path."""
-    from supercoder_lsp import pipeline
+    from supercoder_lsp.optimize import pipeline
 
     (tmp_path / "k.h").write_text("#define K 3u\n")
     src = tmp_path / "scale.c"

@@ -25,16 +25,16 @@ import hashlib
 import re
 from pathlib import Path
 
-from . import build
-from .asm.cut import cut_function, rename_local_labels
-from .asm.features import required_cpu_flags
-from .harness.plan import make_plan
-from .measure.interleaved import InterleavedTimer, TimingError, TimingSetup
-from .model import BuildConfig, CFunction, ReplacementCheck
-from .source import declaration_of
-from .source.replaced import MARKER
-from .verify.function_check import FunctionHarness
-from .verify.probe import probe_sizes
+from .. import build
+from ..asm.cut import cut_function, rename_local_labels
+from ..asm.features import required_cpu_flags
+from ..harness.plan import make_plan
+from ..measure.interleaved import InterleavedTimer, TimingError, TimingSetup
+from ..model import BuildConfig, CFunction, ReplacementCheck
+from ..source import declaration_of
+from ..source.replaced import MARKER
+from ..verify.function_check import FunctionHarness
+from ..verify.probe import probe_sizes
 
 PLATFORM_GUARD = "defined(__x86_64__) && defined(__GNUC__) && defined(__ELF__) && !defined(__ILP32__)"
 ISA_MACROS = {
@@ -213,8 +213,8 @@ def callers_timed(
     limit: int = 3,
 ):
     """Time each caller of `fn` in the file, original build against edited build, where the harness can."""
-    from .asm.cut import FunctionMissing, rename_symbols
-    from .source import parse_functions
+    from ..asm.cut import FunctionMissing, rename_symbols
+    from ..source import parse_functions
 
     call = re.compile(rf"\b{re.escape(fn.name)}\s*\(")
     callers = [

@@ -24,8 +24,8 @@ from pathlib import Path
 
 import platformdirs
 
-from .model import FunctionResult
-from .serialize import function_from_json, function_to_json
+from ..model import FunctionResult
+from ..serialize import function_from_json, function_to_json
 
 FORMAT = 3  # 2: the report's form of a function (serialize.function_to_json); 3: with its inputs' hashes
 

@@ -7,13 +7,13 @@ import hashlib
 import json
 from pathlib import Path
 
-from . import __version__, tools
-from .asm.features import cpu_flags, cpu_model
-from .model import BuildConfig
-from .options import Options
-from .serialize import SCHEMA_VERSION
-from .verify import LIMITS as VERIFICATION_LIMITS
-from .verify import VERIFIER_VERSION
+from .. import __version__, tools
+from ..asm.features import cpu_flags, cpu_model
+from ..model import BuildConfig
+from ..options import Options
+from ..serialize import SCHEMA_VERSION
+from ..verify import LIMITS as VERIFICATION_LIMITS
+from ..verify import VERIFIER_VERSION
 
 
 def environment(cfg: BuildConfig, opts: Options) -> dict:

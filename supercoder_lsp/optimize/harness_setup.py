@@ -10,17 +10,17 @@ import threading
 from collections.abc import Callable
 from pathlib import Path
 
-from . import build
-from .asm.elfcheck import inspect_object
+from .. import build
+from ..asm.elfcheck import inspect_object
+from ..harness.plan import Plan, describe, narrowed
+from ..harness.recorded import MAX_RECORD
+from ..model import CFunction
+from ..options import Options
+from ..verify.coverage import Coverage
+from ..verify.coverage import measure as measure_coverage
+from ..verify.function_check import FunctionHarness, OutsideDomain
+from ..verify.program_state import Recording, record_program
 from .file_context import FileContext
-from .harness.plan import Plan, describe, narrowed
-from .harness.recorded import MAX_RECORD
-from .model import CFunction
-from .options import Options
-from .verify.coverage import Coverage
-from .verify.coverage import measure as measure_coverage
-from .verify.function_check import FunctionHarness, OutsideDomain
-from .verify.program_state import Recording, record_program
 
 
 def _link_failure(output: str) -> str:

@@ -16,51 +16,40 @@ import tempfile
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import build, tools
-from .asm.constants import compared_constants, compared_fields
-from .asm.cut import FunctionMissing, cut_function, list_functions
-from .asm.features import instruction_features
-from .asm.statics import shared_statics
-from .build.object_cache import compile_file_kept
+from .. import build, tools
+from ..asm.constants import compared_constants, compared_fields
+from ..asm.cut import FunctionMissing, cut_function, list_functions
+from ..asm.features import instruction_features
+from ..asm.statics import shared_statics
+from ..build.object_cache import compile_file_kept
+from ..harness.plan import OUTPUT_FUNCTIONS, Plan, make_plan, probe_past_types
+from ..hotness import ProfileError, callgrind_profile, rank
+from ..measure.interleaved import N_TIMING_INPUTS, InterleavedTimer, TimingSetup
+from ..model import ACCEPTED, RUNNING, Candidate, CandidateResult, CFunction, FunctionResult, Report
+from ..options import InputError, Options
+from ..propose.base import Feedback, ProposalRequest, ProposerUnavailable
+from ..propose.registry import make_proposer
+from ..results import deciding_timing, no_win_summary
+from ..source import parse_functions
+from ..stopwatch import Stopwatch
+from ..verify.coverage import coverage_json
+from ..verify.function_check import READS_PAST, FunctionHarness
+from ..verify.harness_c import render_verify
+from ..verify.probe import probe_sizes
+from ..verify.program import find_tests
+from ..verify.program_state import Recording
+from ..verify.sandbox import require_sandbox
 from .cache import Cache
 from .environment import cache_key, environment
 from .file_context import FileContext
 from .first_look import FirstLook
-from .harness.plan import OUTPUT_FUNCTIONS, Plan, make_plan, probe_past_types
 from .harness_setup import build_harness, needed_symbols, own_program_recording, program_recording
-from .hotness import ProfileError, callgrind_profile, rank
 from .judge import Judge, choose_best
-from .measure.interleaved import N_TIMING_INPUTS, InterleavedTimer, TimingSetup
-from .model import ACCEPTED, RUNNING, Candidate, CandidateResult, CFunction, FunctionResult
-from .options import InputError, Options
-from .propose.base import Feedback, ProposalRequest, ProposerUnavailable
-from .propose.registry import make_proposer
-from .results import deciding_timing, no_win_summary
 from .selection import as_compiled, compiled_as, compiled_names, holders, missing_detail
-from .source import parse_functions
-from .stopwatch import Stopwatch
-from .verify.coverage import coverage_json
-from .verify.function_check import READS_PAST, FunctionHarness
-from .verify.harness_c import render_verify
-from .verify.probe import probe_sizes
-from .verify.program import find_tests
-from .verify.program_state import Recording
-from .verify.sandbox import require_sandbox
 
 log = logging.getLogger(__name__)
-
-
-@dataclass
-class Report:
-    path: str
-    environment: dict
-    functions: list[FunctionResult]
-    notes: list[str] = field(default_factory=list)
-    seconds: float = 0.0
-    program: dict = field(default_factory=dict)  # what a training row of this run needs (export)
 
 
 Progress = Callable[..., None]  # (function, stage, step=None, steps=None)

@@ -15,23 +15,23 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import build
-from .asm.elfcheck import check_linked, check_object
-from .asm.features import instruction_features, missing_cpu_flags, required_cpu_flags
-from .asm.objscreen import ObjectFacts, object_facts, screen_object
-from .asm.screen import screen
+from .. import build
+from ..asm.elfcheck import check_linked, check_object
+from ..asm.features import instruction_features, missing_cpu_flags, required_cpu_flags
+from ..asm.objscreen import ObjectFacts, object_facts, screen_object
+from ..asm.screen import screen
+from ..measure.hyperfine import Expected, RunsFailed, time_programs
+from ..measure.interleaved import InterleavedTimer, TimingError, TimingMismatch
+from ..model import ACCEPTED, REJECTED, Candidate, CandidateResult, CFunction, Reason, Timing
+from ..results import deciding_timing
+from ..stopwatch import Stopwatch
+from ..verify.function_check import FunctionHarness
+from ..verify.program import command_for, first_difference, run_tests
+from ..verify.program_policy import describe_status, forbidden_call, program_env, refusal, workload_files
+from ..verify.proof import describe_counterexample, domain_bits, exhaustive, symbolic, symbolic_applies
+from ..verify.sandbox import RunResult, run_limited
+from ..verify.thunk import CHECKING_ALLOCATOR, checked_objects
 from .file_context import FileContext
-from .measure.hyperfine import Expected, RunsFailed, command_for, time_programs
-from .measure.interleaved import InterleavedTimer, TimingError, TimingMismatch
-from .model import ACCEPTED, REJECTED, Candidate, CandidateResult, CFunction, Reason, Timing
-from .results import deciding_timing
-from .stopwatch import Stopwatch
-from .verify.function_check import FunctionHarness
-from .verify.program import first_difference, run_tests
-from .verify.program_policy import describe_status, forbidden_call, program_env, refusal, workload_files
-from .verify.proof import describe_counterexample, domain_bits, exhaustive, symbolic, symbolic_applies
-from .verify.sandbox import RunResult, run_limited
-from .verify.thunk import CHECKING_ALLOCATOR, checked_objects
 
 
 class Rejected(Exception):

@@ -12,16 +12,16 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
 
-from . import build
-from .build.debuginfo import CompiledFunction, compile_debug_object, compiled_functions
-from .build.project import ProjectLibrary, project_files, project_library
+from .. import build
+from ..build.debuginfo import CompiledFunction, compile_debug_object, compiled_functions
+from ..build.project import ProjectLibrary, project_files, project_library
+from ..harness import include_dir
+from ..harness.contract import STATIC_ALIAS
+from ..hotness import ProfileError, inclusive_shares
+from ..model import BuildConfig, CFunction
+from ..source import remove_definition
+from ..source.references import first_use
 from .cache import content_hashes
-from .harness import include_dir
-from .harness.contract import STATIC_ALIAS
-from .hotness import ProfileError, inclusive_shares
-from .model import BuildConfig, CFunction
-from .source import remove_definition
-from .source.references import first_use
 
 T = TypeVar("T")
 
@@ -179,7 +179,7 @@ class FileContext:
 
     def data_sizes(self) -> dict[str, int]:
         """Sizes of the file's data symbols, to bound a candidate's `sym+N` references."""
-        from .asm.elfcheck import inspect_object
+        from ..asm.elfcheck import inspect_object
 
         r = inspect_object(self.support_object())
         return {s.name: s.size for s in (*r.globals.values(), *r.locals.values()) if s.type in ("OBJECT", "NOTYPE")}

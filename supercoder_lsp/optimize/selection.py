@@ -8,13 +8,13 @@ import dataclasses
 import tempfile
 from pathlib import Path
 
-from . import build
-from .asm.cut import FunctionMissing, list_functions
-from .build.debuginfo import CompiledFunction, compiled_functions
-from .build.object_cache import compile_file_kept
+from .. import build
+from ..asm.cut import FunctionMissing, list_functions
+from ..build.debuginfo import CompiledFunction, compiled_functions
+from ..build.object_cache import compile_file_kept
+from ..model import CFunction
+from ..source import preprocessor_conditions
 from .file_context import FileContext
-from .model import CFunction
-from .source import preprocessor_conditions
 
 
 def compiled_as(compiled: dict[str, CompiledFunction], fn: CFunction) -> CompiledFunction | None:

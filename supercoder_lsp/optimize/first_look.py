@@ -19,9 +19,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
+from ..model import Candidate, CandidateResult, Timing
+from ..verify.function_check import FunctionHarness
 from .judge import Judge
-from .model import Candidate, CandidateResult, Timing
-from .verify.function_check import FunctionHarness
 
 CANDIDATES = 2  # the most candidates checked on the first inputs; the first verdict there ends it
 
