@@ -18,7 +18,7 @@ VERIFY = FIX / "verify"
 
 
 def test_kernighan_popcount_gets_a_verified_popcnt_and_a_source_change(tmp_path):
-    data = run_json(str(VERIFY / "popcount.c"), cache=tmp_path / "cache")
+    data = run_json(str(VERIFY / "popcount.c"), cache=tmp_path / "cache", prove=True)  # the defaults, as make demo
     assert data["schema_version"] == 1
     env = data["environment"]
     assert env["compiler"] == "gcc" and env["flags"] == ["-O3"] and env["cpu_model"]
