@@ -1,0 +1,180 @@
+"""What ties one generated argument to another: integers drawn from a struct's fields or an array's
+data, arrays that overlap (aliasable) or lie one inside the other."""
+
+from __future__ import annotations
+
+from .inputs_edges import _elem_gen, _u64
+from .inputs_records import _regions
+from .plan import Plan
+
+MAX_RELATED_FIELDS = 512  # integer fields an integer parameter may be drawn from (a struct's first ones)
+
+
+def _field_relations(plan: Plan) -> tuple[list[str], list[str]]:
+    """C that sets an integer parameter, one random input in four, to one of the generated structs'
+    integer fields, or one more or one less: a count checked against a struct's own (zlib's `used`
+    against `avail_in`, wrong only where used == avail_in - 1) is almost never met by two random draws.
+    The fields are those of the struct parameters and of the private structs behind them. Returns the
+    function that finds a struct's bytes (before sc_gen) and the lines in sc_gen, after every parameter."""
+    ints = [k for k, p in enumerate(plan.params) if p.role == "int" and not p.callback]
+    sources: list[str] = []  # C: the bytes of one struct, and how many there are
+    table: list[str] = []
+    regions = _regions(plan)
+    for k, p in enumerate(plan.params):
+        if p.role != "array" or p.element is None:
+            continue
+        structs = [(f"in->pv[{k}]", f"in->len[{k}] * sizeof({p.element.ctype})", p.fields)]
+        structs += [
+            (f"in->rp[{regions.owned[k, i]}]", f"in->rlen[{regions.owned[k, i]}]", o.fields)
+            for i, o in enumerate(p.owned)
+        ]
+        for base, size, fields in structs:
+            picked = [
+                (off, bits // 8, signed) for off, kind, bits, signed in fields if kind == "int" and 8 <= bits <= 64
+            ]
+            picked = picked[: MAX_RELATED_FIELDS - len(table)]
+            if picked:
+                sources.append(f"    case {len(sources)}: *n = {base} ? {size} : 0; return {base};")
+                table += [f"{{{len(sources) - 1}, {off}, {n}, {int(signed)}}}" for off, n, signed in picked]
+    if not ints or not table:
+        return [], []
+    top = [
+        "/* the bytes of generated struct s, and how many (_field_relations) */",
+        "static const unsigned char *sc_rel_base(const sc_input *in, unsigned s, size_t *n) {",
+        "    switch (s) {",
+        *sources,
+        "    }",
+        "    *n = 0;",
+        "    return NULL;",
+        "}",
+        f"static const struct {{ unsigned src, off, n, sgn; }} sc_rel[] = {{{', '.join(table)}}};",
+    ]
+    body = ["    /* an integer parameter one of a struct's fields, or one off */"]
+    for k in ints:
+        p = plan.params[k]
+        val = "v"
+        if p.lo is not None and p.hi is not None:
+            val = f"sc_clamp(v, {int(p.signed)}, {_u64(int(p.lo))}, {_u64(int(p.hi))})"
+        body.append(
+            f"    if (!edge && sc_below(&r, 4) == 0) {{ unsigned t = (unsigned)sc_below(&r, {len(table)}); size_t nb;"
+            " const unsigned char *b = sc_rel_base(in, sc_rel[t].src, &nb);"
+            " if (b && sc_rel[t].off + sc_rel[t].n <= nb) { uint64_t v = 0; memcpy(&v, b + sc_rel[t].off, sc_rel[t].n);"
+            " if (sc_rel[t].sgn && sc_rel[t].n < 8 && (v >> (8 * sc_rel[t].n - 1) & 1)) v |= ~0ULL << (8 * sc_rel[t].n);"
+            f" v += sc_below(&r, 3) - 1; in->iv[{k}] = {val}; }} }}"
+        )
+    return top, body
+
+
+def _keys_from_data(plan: Plan) -> list[str]:
+    """C that sets an integer parameter, one random input in eight, to one of the elements of an integer
+    array of the input: a key searched for, counted or compared is almost never met by a random draw, and
+    a program passes one it has. Drawn apart from `r`."""
+    ints = [k for k, p in enumerate(plan.params) if p.role == "int" and not p.callback]
+    arrays = [
+        k
+        for k, p in enumerate(plan.params)
+        if p.role == "array" and not p.record and p.element is not None and p.element.role == "int"
+    ]
+    out: list[str] = []
+    for k in ints:
+        p = plan.params[k]
+        for n, a in enumerate(arrays):
+            et = plan.params[a].element.ctype
+            val = f"(uint64_t)({'(int64_t)' if p.signed else ''}({p.ctype})v)"
+            if p.lo is not None and p.hi is not None:
+                val = f"sc_clamp({val}, {int(p.signed)}, {_u64(int(p.lo))}, {_u64(int(p.hi))})"
+            out.append(
+                f"    if (!edge && (sc_mix(i ^ (0x6b3ULL + {k})) & 7) == 0 && sc_mix(i ^ 0x6b5ULL) % {len(arrays)} == {n}"
+                f" && in->pv[{a}] && in->len[{a}]) {{ sc_rng kr = {{ sc_mix(i ^ (0x6b7ULL + {k})) }};"
+                f" {et} v = (({et} *)in->pv[{a}])[sc_below(&kr, in->len[{a}])]; in->iv[{k}] = {val}; }}"
+            )
+    return out
+
+
+def aliasable_pairs(plan: Plan) -> list[tuple[int, int]]:
+    """Pairs of arrays that C lets point into the same memory: the same element
+    type, the same length parameter, neither `restrict`; two read-only ones too (a dot product of an array
+    with itself, or with itself a few elements on: a candidate wrong there alone passed)."""
+    ps = plan.params
+    pairs = []
+    for a, p in enumerate(ps):
+        for b in range(a + 1, len(ps)):
+            q = ps[b]
+            if (
+                p.role == q.role == "array"
+                and p.element.ctype == q.element.ctype
+                and p.length_param == q.length_param
+                and p.length_param is not None
+                and not (p.restrict or q.restrict)
+            ):
+                pairs.append((a, b))
+    return pairs
+
+
+def _aliasing(plan: Plan) -> list[str]:
+    """Random inputs where two arrays are the same memory, or overlap either way: by 1-3 elements, by 4-64
+    (past a vector of 8 or 16 elements, where code that checks only the nearest overlaps goes wrong), or by
+    65 up to the length (a check written in bytes where elements were meant passed at 65-127)."""
+    out = []
+    for a, b in aliasable_pairs(plan):
+        et = plan.params[a].element.ctype
+        out.append(
+            f"    if (!edge) {{ uint64_t mode = sc_below(&r, 8); size_t L = in->len[{a}],"
+            " c = sc_below(&r, 4), s = c < 2 ? 1 + sc_below(&r, 3) : c == 2 ? 4 + sc_below(&r, 61) : 65 + sc_below(&r, 1 + ((L > 65 ? L - 65 : 0) >> sc_below(&r, 8)));"
+            f" if ((L + s) * sizeof({et}) + 8192 > sc_g[{a}].cap) s = 1 + s % 64;"
+        )
+        out.append(f"        if (mode == 0) in->pv[{b}] = in->pv[{a}];")
+        # a loose placement zeroes the bytes around the new place, over where the elements were: they wait in
+        # b's own buffer's slot meanwhile (b points into a's from here; the same element type and length)
+        out.append(
+            f"        else if (mode <= 2) {{ {et} *was = in->pv[{a}];"
+            f" if (sc_loose) {{ was = ({et} *)sc_g[{b}].base; memmove(was, in->pv[{a}], L * sizeof({et})); }}"
+            f" {et} *base = sc_guard_place(&sc_g[{a}], (L + s) * sizeof({et}), 0);"
+            f" memmove(base, was, L * sizeof({et}));"
+            f" for (size_t t = L; t < L + s; t++) {{ {_elem_gen(plan.params[a].element, 'base[t]')} }}"
+            f" if (mode == 1) {{ in->pv[{a}] = base; in->pv[{b}] = base + s; }} else {{ in->pv[{b}] = base; in->pv[{a}] = base + s; }} }}"
+        )
+        out.append("    }")
+    return out
+
+
+def inside_pairs(plan: Plan) -> list[tuple[int, int]]:
+    """Pairs of read-only arrays with lengths of their own that one may lie inside the other (a needle that is a
+    piece of its haystack, a buffer compared with a later part of itself): the same element type, neither
+    `restrict`, each its own length parameter."""
+    ps = plan.params
+    out = []
+    for a, p in enumerate(ps):
+        for b in range(a + 1, len(ps)):
+            q = ps[b]
+            if (
+                p.role == q.role == "array"
+                and p.element.ctype == q.element.ctype
+                and p.ctype.startswith("const ")
+                and q.ctype.startswith("const ")
+                and not (p.restrict or q.restrict)
+                and p.length_param is not None
+                and q.length_param is not None
+                and p.length_param != q.length_param
+                and ps[p.length_param].length_of == [a]
+                and ps[q.length_param].length_of == [b]
+            ):
+                out.append((a, b))
+    return out
+
+
+def _inside(plan: Plan) -> list[str]:
+    """One random input in eight: of a pair of inside_pairs, one lies inside the other (at any offset, as long as
+    the rest or shorter, its length parameter set to match); drawn apart from `r`."""
+    out = []
+    for a, b in inside_pairs(plan):
+        et = plan.params[a].element.ctype
+        la, lb = plan.params[a].length_param, plan.params[b].length_param
+        out.append(
+            f"    if (!edge && (sc_mix(i ^ (0x1d51ULL + {16 * a + b})) & 7) == 0) {{"
+            f" sc_rng sr = {{ sc_mix(i ^ (0x1d52ULL + {16 * a + b})) }}; int flip = (int)sc_below(&sr, 2);"
+            f" unsigned o = flip ? {b} : {a}, n = flip ? {a} : {b}, lo = flip ? {lb} : {la}, ln = flip ? {la} : {lb};"
+            " size_t L = in->len[o]; if (L) { size_t k = sc_below(&sr, L), m = sc_below(&sr, 2) ? in->len[n] : 1 + sc_below(&sr, L - k);"
+            f" if (m > L - k) m = L - k; in->pv[n] = ({et} *)in->pv[o] + k; in->len[n] = m; in->iv[ln] = m; (void)lo; }} }}"
+        )
+    return out
