@@ -35,7 +35,9 @@ def test_a_quadratic_original_says_its_long_inputs_did_not_finish(tmp_path):
         "    return c;\n}\n"
     )
     # no candidates (an empty replay): the harness says it, and no candidate runs the quadratic inputs again
-    data = run_json(str(src), "-f", "pairs", "-p", "replay", "--candidates", str(tmp_path), "--inputs", str(2 * LONG_STRIDE))
+    data = run_json(
+        str(src), "-f", "pairs", "-p", "replay", "--candidates", str(tmp_path), "--inputs", str(2 * LONG_STRIDE)
+    )
     harness = data["functions"][0]["harness"]
     assert "skipped: the -O3 original crashes or runs out of time" in harness, harness
     assert f"the longest array {LONG_LEN:,}" not in harness, harness
