@@ -24,10 +24,10 @@ FIXTURES = ROOT / "tests" / "fixtures"
 def supercoder(
     *args: str, cache: Path | None = None, cwd: Path | None = None, prove: bool = False
 ) -> subprocess.CompletedProcess:
-    """The command line, as a user runs it. `optimize` runs without the symbolic proof unless `prove` or the
-    test gives --proof-budget: proofs are tests/verify/test_symbolic.py's and test_synth.py's, and the
-    proof alone took 94 of the 100 s of one test here."""
-    if args and args[0] == "optimize" and not prove and "--proof-budget" not in args:
+    """The command line, as a user runs it. `optimize` and `eval` run without the symbolic proof unless
+    `prove` or the test gives --proof-budget: proofs are tests/verify/test_symbolic.py's and test_synth.py's,
+    and the proof alone took 94 of the 100 s of one test here."""
+    if args and args[0] in ("optimize", "eval") and not prove and "--proof-budget" not in args:
         args = (*args, "--proof-budget", "0")
     env = dict(os.environ)
     if cache is not None:

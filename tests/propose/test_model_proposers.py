@@ -1,5 +1,6 @@
 """Model proposers: the SuperCoder prompt, reply parsing, best-of-N and refinement,
-against an OpenAI-compatible server on loopback that serves scripted completions."""
+against an OpenAI-compatible server on loopback that serves scripted completions. No symbolic proof
+(proof_budget=0): what is tested here is what the proposers propose; proofs are test_symbolic.py's."""
 
 from __future__ import annotations
 
@@ -60,6 +61,7 @@ def test_wrong_then_refined_right_candidate_is_accepted_and_timed():
     with Stub(script) as stub:
         rep = Pipeline(
             Options(
+                proof_budget=0,
                 proposers=("openai",),
                 samples=2,
                 refine=2,
@@ -182,6 +184,7 @@ def test_hf_proposer_loads_local_weights_and_its_garbage_is_rejected_cleanly(tin
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     rep = Pipeline(
         Options(
+            proof_budget=0,
             proposers=("hf",),
             hf_model=tiny_model,
             samples=3,
@@ -205,6 +208,7 @@ def test_vllm_proposer_on_the_tiny_model(tiny_model):
     pytest.importorskip("vllm", reason="vllm needs a CUDA GPU; this machine has none")
     rep = Pipeline(
         Options(
+            proof_budget=0,
             proposers=("vllm",),
             hf_model=tiny_model,
             samples=2,
@@ -252,6 +256,7 @@ def test_a_server_that_ignores_n_is_asked_again_and_max_tokens_is_the_users():
     with Stub(lambda req, k: [WRONG]) as stub:
         rep = Pipeline(
             Options(
+                proof_budget=0,
                 proposers=("openai",),
                 samples=3,
                 refine=0,
@@ -272,6 +277,7 @@ def test_a_server_that_ignores_n_is_asked_again_and_max_tokens_is_the_users():
 def test_a_reply_without_choices_leaves_a_note_and_is_not_cached(tmp_path):
     with Stub(lambda req, k: {}) as stub:
         opts = Options(
+            proof_budget=0,
             proposers=("openai", "compilers"),
             samples=1,
             refine=0,
@@ -304,7 +310,8 @@ def test_a_proposer_that_raises_costs_only_its_own_candidates(tmp_path):
     from supercoder_lsp.propose.compilers import CompilersProposer
 
     pipe = Pipeline(
-        Options(samples=1, cache_dir=tmp_path, n_random=1000, rounds=6), proposers=[Broken(), CompilersProposer()]
+        Options(proof_budget=0, samples=1, cache_dir=tmp_path, n_random=1000, rounds=6),
+        proposers=[Broken(), CompilersProposer()],
     )
     rep = pipe.run(SRC)
     [fn] = rep.functions
@@ -328,6 +335,7 @@ def test_hf_prompt_longer_than_the_context_skips_the_round_with_a_note(tiny_mode
     transformers.GPT2LMHeadModel(cfg).save_pretrained(small)
     rep = Pipeline(
         Options(
+            proof_budget=0,
             proposers=("hf", "compilers"),
             hf_model=small,
             samples=2,
@@ -360,6 +368,7 @@ def test_a_reply_cut_off_at_the_token_limit_says_so():
     with Stub(lambda req, k: body) as stub:
         rep = Pipeline(
             Options(
+                proof_budget=0,
                 proposers=("openai",),
                 samples=1,
                 refine=0,
