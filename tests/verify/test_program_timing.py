@@ -15,7 +15,8 @@ from supercoder_lsp.hotness import inclusive_shares
 from supercoder_lsp.measure.hyperfine import Expected, RunsFailed, time_programs
 from supercoder_lsp.model import CandidateResult, Timing
 from supercoder_lsp.optimize.file_context import program_sandbox_object
-from supercoder_lsp.optimize.judge import Judge, Rejected, amdahl_bound
+from supercoder_lsp.optimize.judge import Judge, Rejected
+from supercoder_lsp.optimize.program_timing import amdahl_bound
 from supercoder_lsp.verify.program_policy import program_env
 
 WORKLOAD = FIXTURES / "verify" / "workload_file"
