@@ -6,322 +6,44 @@ length taken from another parameter, or a C string; and how the result is
 compared (a scalar, or a pointer: see `_pointer_return`). Functions whose
 parameters it does not understand get a plan with `supported=False` and a
 reason that says what to do instead (program tests with --tests).
+
+Its parts: plan_model.py (the plan's types and limits), plan_params.py (one parameter's plan).
 """
 
 from __future__ import annotations
 
 import copy
-import re
-from dataclasses import dataclass, field
 
-from ..model import CType, Signature
-
-LENGTH_NAME = re.compile(
-    r"^(n|len|length|size|count|num|cnt|sz|nelem|nmemb|nitems|elems|m|k)$|^(n|len|num)_|_(len|length|size|count|n|num)$",
-    re.I,
+from ..model import Signature
+from .plan_model import (
+    DEFAULT_MAX_LEN,
+    DEFAULT_MAX_STRING,
+    LENGTH_NAME,
+    LONG_LEN,
+    LONG_STRIDE,
+    MAX_INT_REGS,
+    MAX_SSE_REGS,
+    MAX_STACK_WORDS,
+    OUTPUT_FUNCTIONS,
+    OWNED_DATA,
+    PROBE_MAX,
+    TRAP,
+    OwnedPlan,
+    ParamPlan,
+    Plan,
+    scalar_ctype,
 )
-# Calls whose effect is output: a function that makes them has a result the harness cannot see.
-# output the function harness does not compare (write() is: harness/sc_files.h emulates descriptors)
-OUTPUT_FUNCTIONS = frozenset(
-    {
-        "printf",
-        "fprintf",
-        "vprintf",
-        "vfprintf",
-        "dprintf",
-        "puts",
-        "fputs",
-        "putchar",
-        "putc",
-        "fputc",
-        "fwrite",
-        "perror",
-        "__printf_chk",
-        "__fprintf_chk",
-        "__vprintf_chk",
-        "__vfprintf_chk",
-        "__dprintf_chk",
-        "_IO_putc",
-        "putchar_unlocked",
-        "putc_unlocked",
-        "fputc_unlocked",
-        "fwrite_unlocked",
-        "fputs_unlocked",
-        "__overflow",
-        "writev",
-        "pwrite",
-        "pwrite64",
-    }
+from .plan_params import (
+    _bounds,
+    _callback,
+    _capacities,
+    _length_of_another,
+    _plain_char,
+    _pointer_return,
+    _pointer_to_pointer,
+    _record,
+    _scalar,
 )
-DEFAULT_MAX_LEN = 4096  # arrays: well past every vector width and unroll factor
-# A few random inputs are far longer (one in LONG_STRIDE: 8 of 100,000): a candidate whose 16-bit lane sums
-# overflow only past a few thousand elements is wrong there. The first one is LONG_LEN elements long (or as
-# long as its length parameter's type allows), the others double from DEFAULT_MAX_LEN up to it.
-LONG_LEN = 1 << 20
-LONG_STRIDE = 12_500
-# where a generated function pointer points (a struct's, or a parameter's): never mapped, so a call of it
-# crashes, and that input is one the original crashes on (outside its domain) or a candidate's crash
-TRAP = 0x1000
-DEFAULT_MAX_STRING = 1024
-PROBE_MAX = 4096  # elements of an array with no length parameter, until probing says how many it touches
-MAX_INT_REGS = 6
-MAX_SSE_REGS = 8
-MAX_STACK_WORDS = 8  # the trampoline's (verify/tramp.S) slots for them
-
-
-@dataclass(frozen=True)
-class OwnedPlan:
-    """A private struct generated behind a handle, with its pointers back to it (z_stream's state)."""
-
-    offset: int  # of the handle's pointer to it
-    size: int
-    fields: tuple[tuple[int, str, int, bool], ...]  # every leaf: (offset, kind, bits, signed)
-    back: tuple[int, ...]  # offsets of its pointers back to the handle
-    # its pointers to plain data (zlib's window, pending_buf, sym_buf): (offset, element size, offset and
-    # element count of its own array they may point into, or 0, 0); they point into one buffer of
-    # OWNED_DATA bytes, so comparing two of them does not depend on where buffers lie
-    data: tuple[tuple[int, int, int, int], ...] = ()
-    arrays: tuple[tuple[int, int], ...] = ()  # CType.arrays: its big arrays' byte ranges
-
-
-OWNED_DATA = 64 << 10  # bytes of the buffer an owned struct's data pointers point into (a 32 KiB window, twice)
-
-
-@dataclass
-class ParamPlan:
-    name: str
-    role: str  # "int", "bool", "float", "array", "cstring", "length"; a result also "pointer", "string"
-    ctype: str  # the C type the harness declares: "uint32_t", "double", "const int32_t *", ...
-    bits: int = 0
-    signed: bool = False
-    lo: int | float | None = None  # input bounds, inclusive
-    hi: int | float | None = None
-    elem: ParamPlan | None = None  # element plan of an array
-    length_of: list[int] = field(default_factory=list)  # for role "length": the arrays it sizes
-    length_param: int | None = None  # for role "array": index of its length param
-    # a length passed by pointer (zlib's compress(dest, uLongf *destLen, ...): *destLen is dest's capacity
-    # on entry): for that array, the index of the pointer; for the pointer, the index of the array
-    capacity_param: int | None = None
-    capacity_of: int | None = None
-    max_len: int = DEFAULT_MAX_LEN
-    long_len: int = 0  # for an array sized by a length parameter: the length of its few long inputs (0: none)
-    restrict: bool = False  # a `restrict` pointer: never given memory that overlaps another parameter's
-    record: str = ""  # for a pointer to one struct: its type; the "array" is its bytes, of fixed length
-    null_offsets: tuple[int, ...] = ()  # the struct's pointer fields: NULL on entry, never compared on exit
-    fields: tuple[tuple[int, str, int, bool], ...] = ()  # the struct's scalar fields, generated one by one
-    arrays: tuple[tuple[int, int], ...] = ()  # ... but those in these byte ranges as one (CType.arrays)
-    code_offsets: tuple[int, ...] = ()  # its function pointers: non-NULL in generated inputs, never callable
-    code_kinds: tuple[str, ...] = ()  # ... but an allocator pair (zalloc, zfree): the harness's malloc and free
-    owned: tuple[OwnedPlan, ...] = ()  # the private structs it owns, generated behind it (z_stream's state)
-    data: tuple[tuple[int, int, int, int], ...] = ()  # its own data pointers, as OwnedPlan.data
-    statics: tuple[tuple[int, tuple[tuple[str, int], ...]], ...] = ()  # CType.statics: pointed at the file's own
-    # an array with no length parameter: a fixed length, to be probed (as much as the original touches)
-    probe: bool = False
-    probed: bool = False  # its fixed length came from probing the -O3 original on guard-paged buffers
-    probe_from: int = 1  # the fewest elements a probe tries (a struct's own size)
-    user_bounded: bool = False  # its bounds are the user's (never narrowed)
-    shares_length: bool = False  # its length is another array's length parameter, for want of one of its own
-    guessed_length: bool = False  # its length parameter is the next integer, not one named as a length
-    callback: bool = False  # a function pointer (zlib's inflateBack(strm, in, in_desc, out, out_desc)): TRAP
-
-    @property
-    def element(self) -> ParamPlan:
-        """The plan of an array's or string's elements."""
-        assert self.elem is not None, f"'{self.name}' has no elements"
-        return self.elem
-
-
-@dataclass
-class Plan:
-    supported: bool
-    why: str
-    params: list[ParamPlan]
-    ret: ParamPlan | None  # None for void
-    # values the original compares with (asm.constants): a struct's fields are sometimes drawn from them
-    constants: tuple[int, ...] = ()
-    # byte offset -> the values compared with the word there (asm.constants.compared_fields): a struct
-    # field at that offset is drawn from them one time in two
-    field_constants: dict[int, tuple[int, ...]] = field(default_factory=dict)
-    # narrowed (an original that loops on a negative count in its struct: zlib's gz_read with a negative
-    # skip): the signed integer fields of struct parameters and of the structs they own are non-negative
-    nonneg_fields: bool = False
-    # byte offset -> the values themselves compared with the word there (compared_fields(exact=True)); narrowed
-    # (`enum_fields`: an original that loops on a state no caller makes, zlib's gz_fetch on a `how` that is
-    # none of LOOK, COPY, GZIP), such a field is only ever one of them or 0
-    field_enums: dict[int, tuple[int, ...]] = field(default_factory=dict)
-    enum_fields: bool = False
-
-
-def c_int_type(bits: int, signed: bool) -> str:
-    return f"{'' if signed else 'u'}int{bits}_t"
-
-
-def scalar_ctype(t: CType) -> str:
-    """The <stdint.h> name of an integer or bool type: "uint32_t", "int64_t", "_Bool"."""
-    return "_Bool" if t.kind == "bool" else c_int_type(t.bits, t.signed)
-
-
-def _scalar(name: str, t: CType) -> ParamPlan | None:
-    if t.kind == "bool":
-        return ParamPlan(name, "bool", "_Bool", 8, False)
-    if t.kind == "int" and t.bits in (8, 16, 32, 64):
-        return ParamPlan(name, "int", c_int_type(t.bits, t.signed), t.bits, t.signed)
-    if t.kind == "float" and t.bits in (32, 64):
-        return ParamPlan(name, "float", "float" if t.bits == 32 else "double", t.bits, True)
-    return None
-
-
-def _plain_char(t: CType) -> bool:
-    """`char`: text, a C string without a length. Bytes (`unsigned char`, `uint8_t`, `Bytef`) are a buffer."""
-    words = [w for w in t.text.replace("*", " ").split() if w not in ("const", "volatile", "restrict")]
-    return t.kind == "int" and t.bits == 8 and words == ["char"]
-
-
-def _bounds(p: ParamPlan, b) -> str | None:
-    if b is None:
-        return None
-    try:
-        lo, hi = b
-    except (TypeError, ValueError):
-        return f"bound for '{p.name}' must be [low, high]"
-    if lo > hi:
-        return f"bound for '{p.name}': low {lo} > high {hi}"
-    if p.role == "array" or p.role == "cstring":
-        if lo < 0 or hi > 1 << 20:
-            return f"length bound for '{p.name}' must lie in [0, 1048576]"
-        p.max_len = int(hi)
-        p.lo, p.hi = int(lo), int(hi)
-        return None
-    if p.role in ("int", "bool"):
-        mn = -(1 << (p.bits - 1)) if p.signed else 0
-        mx = (1 << (p.bits - 1)) - 1 if p.signed else (1 << p.bits) - 1
-        if p.role == "bool":
-            mn, mx = 0, 1
-        if lo < mn or hi > mx:
-            return f"bound for '{p.name}' [{lo}, {hi}] does not fit {p.ctype} [{mn}, {mx}]"
-    p.lo, p.hi = lo, hi
-    return None
-
-
-def _record(name: str, t: CType) -> ParamPlan:
-    """A pointer to one struct: its bytes, every scalar field random, its pointer fields NULL."""
-    rec = t.pointee
-    assert rec is not None
-    const = "const " if t.const else ""
-    n = rec.size
-    return ParamPlan(
-        name,
-        "array",
-        f"{const}void *",
-        64,
-        False,
-        lo=n,
-        hi=n,
-        elem=ParamPlan("", "int", "uint8_t", 8, False),
-        max_len=n,
-        record=rec.text,
-        null_offsets=rec.pointer_offsets,
-        fields=tuple(f for f in rec.fields if f[1] in ("int", "bool")),
-        code_offsets=rec.code_offsets,
-        code_kinds=rec.code_kinds,
-        owned=tuple(
-            OwnedPlan(off, child.size, child.fields, back, data, child.arrays) for off, child, back, data in rec.owned
-        ),
-        data=rec.data,
-        arrays=rec.arrays,
-        statics=rec.statics,
-    )
-
-
-def _callback(name: str, t: CType) -> ParamPlan:
-    """A function pointer the caller gives (inflateBack's `in` and `out`): no function the harness has
-    would do what the caller's does, so it is TRAP, the same on every input, recorded ones too: a call of
-    it crashes that input. What runs before the first call (the argument checks) is verified; coverage
-    says how much that is."""
-    return ParamPlan(name, "int", "uint64_t", 64, False, lo=TRAP, hi=TRAP, callback=True, user_bounded=True)
-
-
-def _pointer_to_pointer(name: str, t: CType) -> ParamPlan:
-    """`code **table`: where the caller keeps a pointer the function reads and moves, as a struct of one
-    pointer field: NULL in generated inputs; the program's recorded calls bring the memory it points to,
-    and where the function leaves it is compared as (buffer, offset)."""
-    assert t.pointee is not None
-    return ParamPlan(
-        name,
-        "array",
-        f"{'const ' if t.const else ''}void *",
-        64,
-        False,
-        lo=8,
-        hi=8,
-        elem=ParamPlan("", "int", "uint8_t", 8, False),
-        max_len=8,
-        record=t.pointee.text,
-        null_offsets=(0,),
-        data=_plain_data(t.pointee.pointee),
-    )
-
-
-def _plain_data(t: CType | None) -> tuple[tuple[int, int, int, int], ...]:
-    """For a pointer to pointer: where the inner pointer points to plain data (scalars, or a struct with no
-    pointers: zlib's inflate_table(..., code **table, ...)), the one data pointer at offset 0, pointed into
-    a generated buffer as a struct's data pointers are (OwnedPlan.data); else none."""
-    if t is None:
-        return ()
-    if t.kind in ("int", "float") and t.bits:
-        return ((0, t.bits // 8, 0, 0),)
-    if t.kind == "struct" and t.size and not t.pointer_offsets:
-        return ((0, t.size, 0, 0),)
-    return ()
-
-
-def _pointer_return(t: CType) -> ParamPlan | None:
-    """A returned pointer to scalars (a string, a table entry) or to one struct. The harness compares it
-    as NULL, as (argument buffer, offset) where it points into the inputs, and else by what it points
-    to: a `char *` the string up to its NUL, any other one element (a struct all its bytes)."""
-    pt = t.pointee
-    if t.kind != "pointer" or pt is None:
-        return None
-    if pt.kind == "struct" and pt.size > 0:
-        elem, n = ParamPlan("", "int", "uint8_t", 8, False), pt.size
-    elif pt.kind == "void":  # zcalloc's block: mostly a place (a block the call allocated), else its first byte
-        elem, n = ParamPlan("", "int", "uint8_t", 8, False), 1
-    else:
-        e = _scalar("", pt)
-        if e is None:
-            return None
-        elem, n = e, max(e.bits // 8, 1)
-    role = "string" if _plain_char(pt) else "pointer"
-    return ParamPlan("return", role, "const void *", 64, False, elem=elem, max_len=n)
-
-
-def _whose_length(length: str) -> str | None:
-    """Whose length a name says it is: "src" for src_len, "dest" for destLen; None for plain `n`."""
-    m = re.match(r"^(.+?)_?(len|length|size|count|num|sz|cap|capacity)$", length, re.I)
-    return m[1].lower().rstrip("_") if m else None
-
-
-def _length_of_another(length: str, pointer: str) -> bool:
-    """Whether a length's name says whose length it is, and that is not `pointer`: stream_size is not
-    the length of version; src_len is the length of src (or of srcbuf)."""
-    whose, ptr = _whose_length(length), pointer.lower()
-    return whose is not None and not (ptr.startswith(whose) or whose.startswith(ptr))
-
-
-def _capacities(plans: list[ParamPlan], pointers: list[int]) -> None:
-    """Pair each buffer with a length passed by pointer that names it (dest and uLongf *destLen): the
-    harness sets *destLen to dest's generated length, as a caller gives its capacity."""
-    for j in pointers:
-        q = plans[j]
-        if q.role != "array" or q.element.role != "int" or q.record:
-            continue
-        whose = _whose_length(q.name)
-        for i in pointers:
-            p = plans[i]
-            if i != j and whose and p.name.lower() == whose and p.capacity_param is None and p.role == "array":
-                p.capacity_param, q.capacity_of = j, i
-                q.probe, q.lo, q.hi, q.max_len = False, 1, 1, 1
-                break
 
 
 def make_plan(sig: Signature | None, bounds: dict | None = None) -> Plan:
@@ -664,3 +386,23 @@ def describe(plan: Plan) -> str:
             rng = f" in [{p.lo}, {p.hi}]" if p.lo is not None else ""
             parts.append(f"{p.name}: {p.ctype}{rng}")
     return "; ".join(parts)
+
+
+__all__ = [
+    "LONG_LEN",
+    "LONG_STRIDE",
+    "OUTPUT_FUNCTIONS",
+    "OWNED_DATA",
+    "OwnedPlan",
+    "PROBE_MAX",
+    "ParamPlan",
+    "Plan",
+    "TRAP",
+    "scalar_ctype",
+    "describe",
+    "long_inputs",
+    "make_plan",
+    "narrowed",
+    "probe_past_types",
+    "stack_words",
+]
