@@ -15,7 +15,8 @@ from ..asm.cut import FunctionMissing, cut_function
 from ..asm.features import instruction_features
 from ..asm.statics import shared_statics
 from ..harness.plan import Plan, probe_past_types
-from ..measure.interleaved import N_TIMING_INPUTS, InterleavedTimer, TimingSetup
+from ..measure.interleaved import InterleavedTimer, TimingSetup
+from ..measure.timing_driver import N_TIMING_INPUTS
 from ..model import RUNNING, CFunction, FunctionResult
 from ..options import Options
 from ..stopwatch import Stopwatch
