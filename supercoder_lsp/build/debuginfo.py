@@ -18,11 +18,20 @@ from elftools.elf.elffile import ELFFile
 
 from ..model import BuildConfig, CType, Owned, Param, Signature
 from .compile import run_tool
+from .debuginfo_pointers import (
+    _callback_kind,
+    _direct_pointers,
+    _extended_by,
+    _pointers_in,
+    _pointing_back,
+    _storage_struct,
+)
+from .debuginfo_static import _static_pointers
+from .dwarf import _QUALIFIERS, _attr, _byte_size, _count, _name, _origin, _strip, _type_of
 from .flags import clean_flags
 
 # DW_ATE_* base type encodings
 _BOOLEAN, _FLOAT, _SIGNED, _SIGNED_CHAR, _UNSIGNED, _UNSIGNED_CHAR, _UTF = 0x2, 0x4, 0x5, 0x6, 0x7, 0x8, 0x10
-_QUALIFIERS = {"DW_TAG_const_type", "DW_TAG_volatile_type", "DW_TAG_restrict_type", "DW_TAG_atomic_type"}
 
 
 @dataclass
@@ -42,28 +51,6 @@ def compile_debug_object(src: str | os.PathLike, cfg: BuildConfig, out: str | os
     """`cc FLAGS -g -c src`: the project's flags (without its own -g/-flto) plus full debug info."""
     argv = [cfg.compiler, *clean_flags(list(cfg.flags)), "-g", "-c", str(Path(src).resolve()), "-o", str(out)]
     run_tool(argv, "compile with debug info", cwd=cfg.directory)
-
-
-def _attr(die, name: str):
-    a = die.attributes.get(name)
-    return a.value if a is not None else None
-
-
-def _name(die) -> str | None:
-    v = _attr(die, "DW_AT_name")
-    return v.decode(errors="replace") if isinstance(v, bytes) else v
-
-
-def _type_of(die):
-    return die.get_DIE_from_attribute("DW_AT_type") if "DW_AT_type" in die.attributes else None
-
-
-def _origin(die):
-    """The DIE that carries a concrete instance's name and types (its abstract origin or specification)."""
-    for attr in ("DW_AT_abstract_origin", "DW_AT_specification"):
-        if attr in die.attributes:
-            return _origin(die.get_DIE_from_attribute(attr))
-    return die
 
 
 def ctype_of(die, depth: int = 0) -> CType:
@@ -154,65 +141,6 @@ MAX_OWNED = 64 << 10  # bytes of a private struct generated behind a handle
 MAX_OWNED_FIELDS = 16384  # its leaves (zlib's inflate_state: 4,300, most in its code tables)
 
 
-def _direct_pointers(die):
-    """(offset, pointee DIE with typedefs and qualifiers stripped, or None for void) of each direct
-    pointer member of a struct."""
-    for m in die.iter_children():
-        t = _strip(_type_of(m)) if m.tag == "DW_TAG_member" else None
-        loc = _attr(m, "DW_AT_data_member_location")
-        if t is not None and t.tag == "DW_TAG_pointer_type" and isinstance(loc, int):
-            yield loc, _strip(_type_of(t))
-
-
-def _extended_by(die):
-    """The one complete struct of die's compilation unit that is larger and begins with a die (zlib's
-    gz_state, whose first member is the public struct gzFile_s that gzFile points to), or None."""
-    cache = _cu_cache(die.cu, "extended")
-    if die.offset not in cache:
-        cache[die.offset] = _find_extended(die)
-    return cache[die.offset]
-
-
-def _cu_cache(cu, what: str) -> dict:
-    """A cache that lives as long as the compile unit it is about: one keyed by offsets alone, kept
-    across files, gave a DIE of one file's types to another's (a struct seen extended, or not, by
-    whichever file was read before)."""
-    caches = cu.__dict__.setdefault("_supercoder_caches", {})
-    return caches.setdefault(what, {})
-
-
-def _find_extended(die):
-    found = []
-    for d in die.cu.iter_DIEs():
-        if d.tag != "DW_TAG_structure_type" or "DW_AT_declaration" in d.attributes or d.offset == die.offset:
-            continue
-        first = next((m for m in d.iter_children() if m.tag == "DW_TAG_member"), None)
-        if first is None or _attr(first, "DW_AT_data_member_location") not in (0, None):
-            continue
-        t = _strip(_type_of(first))
-        if t is not None and t.offset == die.offset:
-            found.append(d)
-    return found[0] if len(found) == 1 else None
-
-
-def _storage_struct(union) -> object | None:
-    """The one struct member of a union whose other members are storage (arrays of scalars, scalars: its size
-    and alignment for users who may not see the struct), as lz4's LZ4_stream_t, LZ4_streamDecode_t and
-    LZ4_streamHC_t are; None for any other union (its bytes are drawn as before)."""
-    structs, others = [], 0
-    for m in union.iter_children():
-        if m.tag != "DW_TAG_member":
-            continue
-        t = _strip(_type_of(m))
-        if t is not None and t.tag == "DW_TAG_structure_type" and "DW_AT_declaration" not in t.attributes:
-            structs.append(t)
-        elif _pointers_in(t, 0, 1) == []:
-            others += 1
-        else:
-            return None
-    return structs[0] if len(structs) == 1 and others else None
-
-
 def _struct_name(die) -> str:
     """A struct's tag, or the typedef that names an anonymous one (zlib's gz_state)."""
     if _name(die):
@@ -221,30 +149,6 @@ def _struct_name(die) -> str:
         if d.tag == "DW_TAG_typedef" and "DW_AT_type" in d.attributes and _type_of(d).offset == die.offset:
             return _name(d) or "larger struct"
     return "larger struct"
-
-
-def _pointing_back(die) -> list:
-    """The complete structs of die's compilation unit with a direct pointer member to die's type."""
-    out = []
-    for d in die.cu.iter_DIEs():
-        if d.tag == "DW_TAG_structure_type" and "DW_AT_declaration" not in d.attributes:
-            if any(t is not None and t.offset == die.offset for _, t in _direct_pointers(d)):
-                out.append(d)
-    return out
-
-
-def _callback_kind(sub) -> str:
-    """What a function-pointer member's type says it is: "alloc" for `void *(*)(void *, unsigned, unsigned)`
-    (zlib's zalloc: opaque, items, size), "free" for `void (*)(void *, void *)` (zfree), else ""."""
-    params = [_strip(_type_of(c)) for c in sub.iter_children() if c.tag == "DW_TAG_formal_parameter"]
-    ret = _strip(_type_of(sub))
-    ptr = [t is not None and t.tag == "DW_TAG_pointer_type" for t in params]
-    ints = [t is not None and t.tag == "DW_TAG_base_type" and _attr(t, "DW_AT_byte_size") == 4 for t in params]
-    if ret is not None and ret.tag == "DW_TAG_pointer_type" and len(params) == 3 and ptr[0] and ints[1] and ints[2]:
-        return "alloc"
-    if ret is None and "DW_AT_type" not in sub.attributes and len(params) == 2 and all(ptr):
-        return "free"
-    return ""
 
 
 def _members_behind(die) -> tuple[tuple[int, ...], tuple[str, ...], tuple[Owned, ...]]:
@@ -335,104 +239,6 @@ def _collect_data(die, base: int, arrays: dict, out: list, depth: int) -> None:
         out.append((base + loc, size, *own))
 
 
-MAX_INSTANCES = 64  # a static array's elements a pointer may be given (the first ones)
-
-
-def _static_instances(cu) -> dict[int, list[tuple[str, int]]]:
-    """The compile unit's file-scope variables of struct type, or arrays of them, by the struct's DIE
-    offset: (name, byte offset of one element). Variables the compiler left no storage for are not."""
-    cache = _cu_cache(cu, "instances")
-    if "by_struct" not in cache:
-        cache["by_struct"] = _find_instances(cu)
-    return cache["by_struct"]
-
-
-def _find_instances(cu) -> dict[int, list[tuple[str, int]]]:
-    found: dict[int, list[tuple[str, int]]] = {}
-    for v in cu.get_top_DIE().iter_children():
-        if v.tag != "DW_TAG_variable" or "DW_AT_location" not in v.attributes:
-            continue
-        name, t = _name(_origin(v)), _strip(_type_of(_origin(v)))
-        if not name or t is None or not name.isidentifier():
-            continue
-        count, elem = (_count(t), _strip(_type_of(t))) if t.tag == "DW_TAG_array_type" else (1, t)
-        size = _byte_size(elem) if elem is not None else None
-        if elem is None or elem.tag != "DW_TAG_structure_type" or not size or not count:
-            continue
-        found.setdefault(elem.offset, []).extend((name, i * size) for i in range(min(count, MAX_INSTANCES)))
-    return found
-
-
-def _const_pointee(ptr) -> bool:
-    t = _type_of(ptr)
-    while t is not None and (t.tag in _QUALIFIERS or t.tag == "DW_TAG_typedef"):
-        if t.tag == "DW_TAG_const_type":
-            return True
-        t = _type_of(t)
-    return False
-
-
-def _static_pointers(die, data: set[int]) -> tuple[tuple[int, tuple[tuple[str, int], ...]], ...]:
-    """A struct's pointer members to a const struct the file has instances of (not plain data, which
-    _data_pointers gives a buffer), its own and those of the structs embedded in it: trees.c's
-    tree_desc.stat_desc, and deflate_state's l_desc.stat_desc. Only const ones: a write into a static
-    would carry over from one input to the next."""
-    instances = _static_instances(die.cu)
-    out: list[tuple[int, tuple[tuple[str, int], ...]]] = []
-
-    def walk(d, base: int, depth: int) -> None:
-        for m in d.iter_children():
-            t = _strip(_type_of(m)) if m.tag == "DW_TAG_member" else None
-            loc = _attr(m, "DW_AT_data_member_location")
-            if t is None or not isinstance(loc, int):
-                continue
-            if t.tag == "DW_TAG_structure_type" and depth < 4:
-                walk(t, base + loc, depth + 1)
-                continue
-            target = _strip(_type_of(t)) if t.tag == "DW_TAG_pointer_type" else None
-            if target is not None and target.offset in instances and base + loc not in data and _const_pointee(t):
-                out.append((base + loc, tuple(instances[target.offset])))
-
-    walk(die, 0, 0)
-    return tuple(out)
-
-
-def _strip(die):
-    while die is not None and (die.tag in _QUALIFIERS or die.tag == "DW_TAG_typedef"):
-        die = _type_of(die)
-    return die
-
-
-def _byte_size(die) -> int | None:
-    die = _strip(die)
-    if die is None:
-        return None
-    size = _attr(die, "DW_AT_byte_size")
-    if isinstance(size, int):
-        return size
-    if die.tag == "DW_TAG_array_type":
-        count, elem = _count(die), _byte_size(_type_of(die))
-        return count * elem if count is not None and elem is not None else None
-    return None
-
-
-def _count(array_die) -> int | None:
-    """Elements of an array type (every dimension), or None when a dimension has no bound."""
-    total = 1
-    for sub in array_die.iter_children():
-        if sub.tag != "DW_TAG_subrange_type":
-            continue
-        count = _attr(sub, "DW_AT_count")
-        upper = _attr(sub, "DW_AT_upper_bound")
-        if isinstance(count, int):
-            total *= count
-        elif isinstance(upper, int):
-            total *= upper + 1
-        else:
-            return None
-    return total
-
-
 MAX_FIELDS = 4096
 Field = tuple[int, str, int, bool]  # (byte offset, "int" | "bool" | "float" | "pointer", bits, signed)
 
@@ -486,40 +292,6 @@ def _fields(
         if runs is not None and count >= ARRAY_RUN and inner:
             runs.append((base, base + count * size))
         return [(base + i * size + o, k, b, sg) for i in range(count) for o, k, b, sg in inner]
-    return None
-
-
-def _pointers_in(die, base: int, depth: int, most: int = MAX_FIELDS) -> list[int] | None:
-    """The offsets of the pointers a type holds at `base`, in order, without listing its other leaves: lz4's
-    LZ4_stream_t is a union of a char[16416] and a struct with a hashTable[4096], whose fields are more than
-    `most` but whose pointers are two. None where its layout is not known (or it holds over `most`)."""
-    die = _strip(die)
-    if die is None or depth > 8:
-        return None
-    if die.tag == "DW_TAG_pointer_type":
-        return [base]
-    if die.tag in ("DW_TAG_base_type", "DW_TAG_enumeration_type"):
-        return []
-    if die.tag in ("DW_TAG_structure_type", "DW_TAG_union_type"):
-        found: set[int] = set()
-        for m in die.iter_children():
-            if m.tag != "DW_TAG_member":
-                continue
-            loc = 0 if die.tag == "DW_TAG_union_type" else _attr(m, "DW_AT_data_member_location") or 0
-            if "DW_AT_bit_size" in m.attributes:
-                continue  # a bit-field is no pointer
-            inner = _pointers_in(_type_of(m), base + loc, depth + 1, most) if isinstance(loc, int) else None
-            if inner is None:
-                return None
-            found.update(inner)
-        return sorted(found) if len(found) <= most else None
-    if die.tag == "DW_TAG_array_type":
-        elem, count = _type_of(die), _count(die)
-        inner, size = _pointers_in(elem, 0, depth + 1, most), _byte_size(elem)
-        if inner is None or count is None or size is None or count * len(inner) > most:
-            return None
-        # none in an element, none in the array: not a loop over lz4hc's 65,536 chain entries (0.6 s a job)
-        return [base + i * size + o for i in range(count) for o in inner] if inner else []
     return None
 
 
