@@ -19,6 +19,7 @@ from elftools.elf.elffile import ELFFile
 from ..model import BuildConfig, CType, Owned, Param, Signature
 from .compile import run_tool
 from .debuginfo_pointers import (
+    MAX_FIELDS,
     _callback_kind,
     _direct_pointers,
     _extended_by,
@@ -239,7 +240,6 @@ def _collect_data(die, base: int, arrays: dict, out: list, depth: int) -> None:
         out.append((base + loc, size, *own))
 
 
-MAX_FIELDS = 4096
 Field = tuple[int, str, int, bool]  # (byte offset, "int" | "bool" | "float" | "pointer", bits, signed)
 
 

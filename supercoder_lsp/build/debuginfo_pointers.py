@@ -4,8 +4,9 @@ that point back to the handle, a callback's kind."""
 
 from __future__ import annotations
 
-from .debuginfo import MAX_FIELDS
 from .dwarf import _attr, _byte_size, _count, _cu_cache, _strip, _type_of
+
+MAX_FIELDS = 4096
 
 
 def _direct_pointers(die):

@@ -8,7 +8,7 @@ import subprocess
 from support import FIXTURES, swar_floor_too_high
 
 from supercoder_lsp.optimize.pipeline import Options, Pipeline
-from supercoder_lsp.propose.synth import Samples, enumerate_expr, step_function
+from supercoder_lsp.propose.synth_search import Samples, enumerate_expr, step_function
 from supercoder_lsp.source.edit import apply_body_change
 
 SYNTH = FIXTURES / "propose" / "synth"
