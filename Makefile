@@ -16,7 +16,7 @@ test: setup
 	$(BIN)/python -m pytest -q -m serial --durations=5
 
 test-fast: setup    ## each stage on its own, under a minute: no editors, no hyperfine
-	$(BIN)/python -m pytest -q -m fast
+	$(BIN)/python -m pytest -q -n $(JOBS) -m fast
 
 # ruff (lint + format), mypy, the import layers and the structure over the Python; tsc (strict) + ESLint over the extension; StyLua over the Lua
 lint: setup
