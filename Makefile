@@ -12,8 +12,8 @@ demo: setup
 # the tests that time nothing against the machine's load run on JOBS workers, then the `serial` ones alone
 JOBS ?= 2
 test: setup
-	$(BIN)/python -m pytest -q -n $(JOBS) --dist worksteal -m "not serial" --durations=25
-	$(BIN)/python -m pytest -q -m serial --durations=5
+	$(BIN)/python -m pytest -q -n $(JOBS) --dist worksteal -m "not serial" --durations=25 -rs
+	$(BIN)/python -m pytest -q -m serial --durations=5 -rs
 
 test-fast: setup    ## each stage on its own, under a minute: no editors, no hyperfine
 	$(BIN)/python -m pytest -q -n $(JOBS) -m fast

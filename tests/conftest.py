@@ -65,3 +65,26 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if item.module.__name__.rsplit(".", 1)[-1] in FAST:
             item.add_marker(pytest.mark.fast)
+
+
+# An editor or language-server test that does not run hides the product's main path: it may skip only for a
+# tool this machine lacks (its reason starts "missing tool:"). Any other skip there (a noisy machine, a flaky
+# wait) fails the run, after pytest's summary (`-rs`) has listed every skip and why.
+EDITOR_TESTS = ("tests/editors/", "tests/lsp/")
+_BAD_SKIPS: list[str] = []
+
+
+def pytest_runtest_logreport(report):
+    if not report.skipped or not report.nodeid.startswith(EDITOR_TESTS):
+        return
+    reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else str(report.longrepr)
+    if not reason.removeprefix("Skipped: ").startswith("missing tool:"):
+        _BAD_SKIPS.append(f"{report.nodeid}: {reason}")
+
+
+def pytest_sessionfinish(session, exitstatus):
+    if _BAD_SKIPS and not hasattr(session.config, "workerinput"):  # the run's own process, not an xdist worker
+        print("\nEditor tests skipped for something other than a missing tool (a failure of the test's design):")
+        for line in _BAD_SKIPS:
+            print(f"  {line}")
+        session.exitstatus = 1

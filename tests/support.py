@@ -104,50 +104,10 @@ def pipeline_on_rewrites(tmp: Path, src: Path, fn: str, *rewrites: Path, **optio
     return res
 
 
-_SWAR_FLOOR: list[float] = []
-
-
-def swar_floor_too_high() -> str | None:
-    """Why this machine cannot show the SWAR popcount (tests/fixtures/lsp/cands) as a verified win over gcc
-    -O3's loop, or None. On some CPUs (an AMD EPYC here) the -O3 loop itself runs 2.5-3x faster at one
-    address than at another: the interleaved timer's A/A control sees it, its noise floor (3.4x) is then
-    about what SWAR gains, and the product rightly claims nothing, in about half the runs. Measured once
-    per session, from the noise floor of up to three runs of `supercoder optimize` on the fixture."""
-    # up to three runs, as the floor moves with where the copies land: one run in two saw it high here, and
-    # a single low one let the SWAR tests run into a refused claim later in the session
-    while len(_SWAR_FLOOR) < 3 and max(_SWAR_FLOOR, default=0.0) < 2.0:
-        cands = FIXTURES / "lsp" / "cands"
-        p = subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "supercoder_lsp.cli",
-                "optimize",
-                str(FIXTURES / "verify" / "popcount.c"),
-                "-f",
-                "popcount",
-                "-p",
-                "replay",
-                "--candidates",
-                str(cands),
-                "--inputs",
-                "2000",
-                "--no-cache",
-                "--proof-budget",
-                "0",
-                "--json",
-            ],
-            capture_output=True,
-            text=True,
-            timeout=300,
-        )
-        [c] = json.loads(p.stdout)["functions"][0]["candidates"]
-        alignments = (c.get("timing") or {}).get("per_alignment") or []
-        _SWAR_FLOOR.append(max((a["noise_floor"] for a in alignments), default=0.0))
-    floor = max(_SWAR_FLOOR)
-    if floor >= 2.0:
-        return (
-            f"this machine's A/A noise floor for gcc -O3's popcount loop is {floor:.2f}x (the same code at two "
-            "addresses runs that much apart), about what the SWAR candidate gains: no win can be claimed here"
-        )
-    return None
+def noise_hid(c) -> bool:
+    """Whether the run's own A/A control (the same -O3 code at two addresses, timed beside the candidate) put the
+    noise floor at 2x or more: a modest gain then rightly gets no claim. The tests whose point is a claim use a
+    win no noise hides (tests/fixtures/lsp/popcount.c's 64-step loop against SWAR); this is for those whose point
+    is elsewhere (a proposer's verdicts, a synthesized change) and that also check a modest gain where it shows."""
+    t = c.timing
+    return t is not None and max((a["noise_floor"] for a in t.per_alignment), default=0.0) >= 2.0

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from support import FIXTURES, swar_floor_too_high
+from support import FIXTURES
 
 from supercoder_lsp.optimize import replace
 from supercoder_lsp.source import parse_functions
@@ -75,11 +75,8 @@ def test_static_functions_are_refused_with_a_reason():
 
 
 def test_cli_writes_only_a_verified_faster_replacement(tmp_path):
-    why = swar_floor_too_high()
-    if why:
-        pytest.skip(why)
     src = tmp_path / "popcount.c"
-    src.write_text((FIX / "verify" / "popcount.c").read_text())
+    src.write_text((FIX / "lsp" / "popcount.c").read_text())  # a 64-step loop: SWAR's win shows on any machine
     p = cli("replace", str(src), "-f", "popcount", "--assembly", str(SWAR), "--inputs", "20000", "--write", "--json")
     assert p.returncode == 0, p.stderr
     res = json.loads(p.stdout)

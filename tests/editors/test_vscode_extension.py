@@ -40,7 +40,7 @@ NODE_BUILTINS = {
     "zlib",
 }
 pytestmark = pytest.mark.skipif(
-    shutil.which("npm") is None, reason="npm is not installed (Node.js >= 20 builds the extension)"
+    shutil.which("npm") is None, reason="missing tool: npm is not installed (Node.js >= 20 builds the extension)"
 )
 
 

@@ -10,11 +10,10 @@ import sys
 import tempfile
 from pathlib import Path
 
-import pytest
 import pytest_lsp
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
-from support import FIXTURES, swar_floor_too_high
+from support import FIXTURES
 
 FIX = FIXTURES / "verify"
 WORK = Path(tempfile.mkdtemp(prefix="sc-lsp-test-"))
@@ -42,10 +41,10 @@ async def client(request, lsp_client: LanguageClient):
     await lsp_client.shutdown_session()
 
 
-def project(name: str) -> Path:
+def project(name: str, source: Path = FIX / "popcount.c") -> Path:
     d = WORK / name
     d.mkdir(parents=True, exist_ok=True)
-    shutil.copy(FIX / "popcount.c", d / "popcount.c")
+    shutil.copy(source, d / "popcount.c")
     return d / "popcount.c"
 
 
@@ -180,15 +179,12 @@ async def test_resave_cancels_the_stale_job_and_reopen_shows_the_cached_result(c
 
 
 async def test_replace_with_verified_assembly_builds_behaves_and_is_faster(client: LanguageClient, tmp_path):
-    why = swar_floor_too_high()
-    if why:
-        pytest.skip(why)
     client.set_configuration(
         {"proposers": ["replay"], "candidatesDir": str(FIXTURES / "lsp" / "cands")},
         section="supercoder",
     )
     client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings=None))
-    path = project(f"replace-{id(client)}")
+    path = project(f"replace-{id(client)}", FIXTURES / "lsp" / "popcount.c")  # SWAR: a win no noise hides
     original = path.read_text()
     uri = open_doc(client, path)
     await wait_for_hint(client, uri)
@@ -212,7 +208,8 @@ async def test_replace_with_verified_assembly_builds_behaves_and_is_faster(clien
     edit = action.edit.document_changes[0]
     assert edit.text_document.version == 1
     new_text = edit.edits[0].new_text
-    assert ".att_syntax prefix" in new_text and "#else" in new_text and original.split("{")[1] in new_text
+    body = original[original.index("__attribute__") : original.index("int main")].strip()
+    assert ".att_syntax prefix" in new_text and body in new_text.split("#else", 1)[1]  # the C kept as the fallback
     edited = tmp_path / "popcount.c"
     edited.write_text(new_text)
     subprocess.run(["gcc", "-O3", str(edited), "-o", str(tmp_path / "edited")], check=True)  # the project's flags

@@ -10,7 +10,7 @@ import sys
 
 import pytest
 from openai_stub import Stub
-from support import FIXTURES, swar_floor_too_high
+from support import FIXTURES, noise_hid
 
 from supercoder_lsp.optimize.pipeline import Options, Pipeline
 from supercoder_lsp.propose.prompt import SUPERCODER_TEMPLATE, candidate_from_reply
@@ -291,8 +291,11 @@ def test_a_reply_without_choices_leaves_a_note_and_is_not_cached(tmp_path):
     assert any("no 'choices'" in n or "no choices" in n for n in rep.notes), rep.notes
     fn = rep.functions[0]
     assert fn.candidates, fn.detail  # the compilers proposer's verdicts are kept ...
-    if swar_floor_too_high() is None:  # ... and its popcnt win, where this machine's timing can tell one
-        assert fn.best is not None, [(c.label, c.reason, c.detail) for c in fn.candidates]
+    # ... and its popcnt win, unless this run's own A/A control put every candidate's noise floor above it
+    slow = [c for c in fn.candidates if c.reason == "not-faster"]
+    assert fn.best is not None or (slow and all(noise_hid(c) for c in slow)), [
+        (c.label, c.reason, c.detail) for c in fn.candidates
+    ]
     assert not list(tmp_path.glob("*/*.json"))  # a partial result is not cached: the next run asks the model again
 
 

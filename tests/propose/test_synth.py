@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import subprocess
 
-from support import FIXTURES, swar_floor_too_high
+from support import FIXTURES, noise_hid
 
 from supercoder_lsp.optimize.pipeline import Options, Pipeline
 from supercoder_lsp.propose.synth_search import Samples, enumerate_expr, step_function
@@ -93,10 +93,11 @@ def test_a_division_loop_becomes_a_sum_of_comparisons_that_builds_and_behaves_th
     opts = Options(proposers=("synth",), functions=("unit_index",), n_random=5000, rounds=12, use_cache=False)
     [res] = Pipeline(opts).run(SYNTH / "units.c").functions
     c = res.candidates[0]
-    if swar_floor_too_high() is None:  # faster, where this machine's timing can tell (else refined further)
-        assert len(res.candidates) == 1 and c.status == "accepted", (c.reason, c.detail)
-    else:  # the same results on every input, whatever the timing said
+    # faster, unless this run's own A/A control put the noise floor above its gain (then refined further)
+    if noise_hid(c):
         assert c.status == "accepted" or c.reason == "not-faster", (c.reason, c.detail)
+    else:
+        assert len(res.candidates) == 1 and c.status == "accepted", (c.reason, c.detail)
     assert c.source_change is not None and "(x_ >= 1000000000000000000ull)" in c.source_change.text
     edited = apply_body_change((SYNTH / "units.c").read_text(), "unit_index", c.source_change.text)
     main = (

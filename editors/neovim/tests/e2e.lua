@@ -163,7 +163,7 @@ step("info", function()
 end)
 
 step("show assembly", function()
-  vim.api.nvim_win_set_cursor(0, { 12, 8 }) -- in popcount's body: `x &= x - 1;`
+  vim.api.nvim_win_set_cursor(0, { 12, 8 }) -- in popcount's body: `for (int i = 0; i < 64; i++)`
   sc.function_at_cursor(function(name)
     R.function_at_cursor = name
   end)
