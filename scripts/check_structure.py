@@ -35,7 +35,6 @@ DEBT = {
     "harness/plan.py:describe": 69,
     "harness/recorded.py:render_recorder": 74,
     "hotness/callgrind.py:parse_callgrind_file": 64,
-    "lsp/present.py:code_actions": 83,
     "measure/timing_driver.py:render_timing": 98,
     "measure/interleaved.py:_run": 65,
     "optimize/pipeline.py:run": 74,

@@ -228,6 +228,7 @@ class CandidateResult:
     stage_seconds: dict[str, float] = field(default_factory=dict)
     proof: str | None = None  # "proven equal on all 2^32 inputs (exhaustive, 31.0s)", when proven
     inputs_domain: str | None = None  # "len2 in [0, 4095]": the harness's inputs were narrowed to it
+    proving: bool = False  # shown while a proof that may refute it runs (progress only): tested, not yet proven
 
     @property
     def speedup(self) -> float | None:

@@ -17,10 +17,11 @@ def claim_basis(c: CandidateResult) -> str:
     """What the correctness claim rests on, in the user's words."""
     if c.proof:
         return c.proof
+    proving = "; proving it equal on every input..." if c.proving else ""
     if c.inputs_checked:
         within = f" with {c.inputs_domain}" if c.inputs_domain else ""
-        return f"verified on {c.inputs_checked:,} inputs{within}"
-    return f"only {c.tests_passed} program tests pass (no function harness)"
+        return f"verified on {c.inputs_checked:,} inputs{within}{proving}"
+    return f"only {c.tests_passed} program tests pass (no function harness){proving}"
 
 
 def headline(c: CandidateResult | None) -> str | None:
@@ -44,8 +45,6 @@ def no_win_summary(candidates: list[CandidateResult], so_far: bool = False) -> s
         counts[key] = counts.get(key, 0) + 1
     tried = ", ".join(f"{n} {r}" for r, n in sorted(counts.items(), key=lambda kv: -kv[1]))
     counted = f"({len(candidates)} tried{': ' + tried if tried else ''})"
-    if so_far and "accepted" in counts:  # faster on every input, not yet proven (judge.may_prove)
-        return f"a faster candidate passed every test {counted}; proving it equal before it is shown, trying more"
     return (
         f"no faster verified candidate yet {counted}; trying more"
         if so_far

@@ -351,7 +351,12 @@ class ProgressSink:
 
 
 def _settle(job: FunctionJob) -> None:
-    """A job that ended without its result: a verified win it reported stays (it was verified and timed);
+    """A job that ended without its result: a verified win it reported stays (it was verified and timed; tested
+    only, where its proof never ended);
     "none faster yet" goes, since nothing is being tried any more (the job's error shows instead)."""
     if job.result is not None and job.result.status == RUNNING and job.result.best_result() is None:
         job.result = None
+    best = job.result.best_result() if job.result is not None and job.result.status == RUNNING else None
+    if best is not None and best.proving:  # its proof never ended: the claim rests on the tests, as when it
+        best.proving = False  # runs out of its budget
+        best.detail += "; not proven: the job ended before its proof did"

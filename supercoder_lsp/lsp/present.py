@@ -16,7 +16,7 @@ from pathlib import Path
 from lsprotocol import types
 
 from .. import results
-from ..model import RUNNING, CFunction, FunctionResult, ReplacementCheck
+from ..model import RUNNING, CFunction, FunctionResult, ReplacementCheck, SourceChange
 from ..source import LineIndex, parse_functions
 from ..source.edit import apply_body_change
 from ..source.replaced import replaced_functions
@@ -253,6 +253,37 @@ def replace_action(
     return types.CodeAction(title=title, kind=types.CodeActionKind.RefactorRewrite, edit=edit)
 
 
+def _edit(uri: str, version: int | None, rng: types.Range, new_text: str) -> types.WorkspaceEdit:
+    return types.WorkspaceEdit(
+        document_changes=[
+            types.TextDocumentEdit(
+                text_document=types.OptionalVersionedTextDocumentIdentifier(uri=uri, version=version),
+                edits=[types.TextEdit(range=rng, new_text=new_text)],
+            )
+        ]
+    )
+
+
+def _source_change_actions(
+    uri: str, version: int | None, text: str, fn: CFunction, result: FunctionResult, change: SourceChange | None
+) -> list[types.CodeAction]:
+    """The best candidate's win as a change to the C: an attribute before the function, or a new body."""
+    if change and change.kind == "attribute":
+        at = types.Position(fn.range.start.line, fn.range.start.character)
+        title = f"Use {change.text} ({speedup(result):.2f}x)"
+        edit = _edit(uri, version, types.Range(at, at), change.text + "\n")
+        return [types.CodeAction(title=title, kind=types.CodeActionKind.RefactorRewrite, edit=edit, is_preferred=True)]
+    if change and change.kind == "body":
+        whole = types.Range(types.Position(0, 0), types.Position(len(text.splitlines()) + 1, 0))
+        target = change.function or fn.name
+        expr = change.text.split("return", 1)[-1].split(";", 1)[0].strip()
+        of = f" of {target}" if target != fn.name else ""
+        title = f"Replace the body{of} with `return {expr[:60]};` ({speedup(result):.2f}x)"
+        edit = _edit(uri, version, whole, apply_body_change(text, target, change.text))
+        return [types.CodeAction(title=title, kind=types.CodeActionKind.RefactorRewrite, edit=edit, is_preferred=True)]
+    return []
+
+
 def code_actions(
     uri: str,
     version: int | None,
@@ -263,7 +294,7 @@ def code_actions(
     replacements: dict[str, tuple[ReplacementCheck | None, str | None]] | None = None,
 ) -> list[types.CodeAction]:
     fns = functions_by_name(text)
-    out = []
+    out: list[types.CodeAction] = []
     replacements = replacements or {}
     for fn in fns.values():
         r = fn.range
@@ -272,51 +303,15 @@ def code_actions(
         result = found.get(fn.name)
         best = result.best_result() if result else None
         if result and best and speedup(result) >= s.hint_min_speedup:
-            change = best.source_change
-            if change and change.kind == "attribute":
-                at = types.Position(r.start.line, r.start.character)
-                edit = types.WorkspaceEdit(
-                    document_changes=[
-                        types.TextDocumentEdit(
-                            text_document=types.OptionalVersionedTextDocumentIdentifier(uri=uri, version=version),
-                            edits=[types.TextEdit(range=types.Range(at, at), new_text=change.text + "\n")],
-                        )
-                    ]
-                )
-                out.append(
-                    types.CodeAction(
-                        title=f"Use {change.text} ({speedup(result):.2f}x)",
-                        kind=types.CodeActionKind.RefactorRewrite,
-                        edit=edit,
-                        is_preferred=True,
-                    )
-                )
-            if change and change.kind == "body":
-                whole = types.Range(types.Position(0, 0), types.Position(len(text.splitlines()) + 1, 0))
-                target = change.function or fn.name
-                new_text = apply_body_change(text, target, change.text)
-                expr = change.text.split("return", 1)[-1].split(";", 1)[0].strip()
-                of = f" of {target}" if target != fn.name else ""
-                out.append(
-                    types.CodeAction(
-                        title=f"Replace the body{of} with `return {expr[:60]};` ({speedup(result):.2f}x)",
-                        kind=types.CodeActionKind.RefactorRewrite,
-                        edit=types.WorkspaceEdit(
-                            document_changes=[
-                                types.TextDocumentEdit(
-                                    text_document=types.OptionalVersionedTextDocumentIdentifier(
-                                        uri=uri, version=version
-                                    ),
-                                    edits=[types.TextEdit(range=whole, new_text=new_text)],
-                                )
-                            ]
-                        ),
-                        is_preferred=True,
-                    )
-                )
+            first = len(out)
+            out += _source_change_actions(uri, version, text, fn, result, best.source_change)
             rep = replace_action(uri, version, text, fn.name, result, *replacements.get(fn.name, (None, None)))
             if rep is not None:
                 out.append(rep)
+            if best.proving:  # tested, and a proof that may refute it runs: nothing edits the code before it ends
+                out[first:] = [
+                    _disabled(a.title, "waiting for the proof that it is equal on every input") for a in out[first:]
+                ]
             out.append(
                 types.CodeAction(
                     title=f"Show side-by-side assembly ({speedup(result):.2f}x)",

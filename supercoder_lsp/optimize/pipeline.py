@@ -349,12 +349,7 @@ class Pipeline(FunctionSetup):
                 r = judge(cand, first.timing(harness, early) if first is not None else None)
             res.candidates.append(r)
             done.append((cand, r))
-            if self.on_update:  # the editor shows each verdict as it comes: a win (once no proof is to come), or
-                # none faster yet
-                won = [c for c in res.candidates if c.status == ACCEPTED]
-                top = choose_best(won) if won else None
-                best = top.label if top is not None and not judge.may_prove(top) else None
-                self.on_update(dataclasses.replace(res, status=RUNNING, candidates=list(res.candidates), best=best))
+            self._show_so_far(judge, res)
         if proposer.note:
             self.notes.append(proposer.note)
         return done
@@ -369,6 +364,21 @@ class Pipeline(FunctionSetup):
                 return
             batch = self._round(proposer, dataclasses.replace(req, feedback=feedback, round=k + 1), judge, res, sw)
 
+    def _show_so_far(self, judge: Judge, res: FunctionResult) -> None:
+        """The editor shows each verdict as it comes: the best win at once, with its evidence, and "proving"
+        while a proof that may still refute it is to come (judge.may_prove; its code actions wait for it); or
+        none faster yet."""
+        if self.on_update is None:
+            return
+        won = [c for c in res.candidates if c.status == ACCEPTED]
+        top = choose_best(won) if won else None
+        shown = list(res.candidates)
+        if top is not None and judge.may_prove(top):
+            shown[shown.index(top)] = dataclasses.replace(top, proving=True)
+        self.on_update(
+            dataclasses.replace(res, status=RUNNING, candidates=shown, best=top.label if top is not None else None)
+        )
+
     def _prove_best(self, judge: Judge, res: FunctionResult) -> None:
         """The symbolic proof for the candidate that will be claimed (judge.prove_symbolic): one that
         it refutes is rejected, and the next best is tried, three at most. Then the next two
@@ -380,6 +390,7 @@ class Pipeline(FunctionSetup):
                 return
             best = choose_best(accepted)
             self.progress(res.name, f"prove: {best.label}")
+            self._show_so_far(judge, res)  # after a refuted one, the next best while it is proven
             judge.prove_symbolic(best)
             if best.status == ACCEPTED and best.proof is None:
                 self._prove_by_another(judge, res, best)

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from lsprotocol import types
+
 from supercoder_lsp.lsp import present
 from supercoder_lsp.lsp.settings import Settings, resolve
-from supercoder_lsp.model import CandidateResult, FunctionResult, Timing
+from supercoder_lsp.model import CandidateResult, FunctionResult, SourceChange, Timing
 from supercoder_lsp.serialize import function_from_json, function_to_json
 
 TEXT = "int f(int x) {\n    return x;\n}\nint g(int y) {\n    return y;\n}\n"
@@ -82,14 +84,26 @@ def test_while_candidates_are_tried_the_verdicts_so_far_show_and_say_more_are_co
     win.status = "running"
     [claim] = present.diagnostics(TEXT, {"f": win}, Settings())
     assert claim.code == "speedup" and claim.message.startswith("1.62x faster")
-    # ... unless a proof is still to come (the worker then names no best): no claim yet, and why
-    win.best = None
-    [wait] = present.diagnostics(TEXT, {"f": win}, Settings())
-    assert wait.code == "no-win" and wait.data["final"] is False
-    assert wait.message == (
-        "a faster candidate passed every test (3 tried: 1 wrong-output, 1 not-faster, 1 accepted); "
-        "proving it equal before it is shown, trying more"
+    # ... and while a proof that may refute it runs, it says so, and nothing offers to edit the code until it ends
+    win.candidates[-1].proving = True
+    data = function_to_json(win)
+    assert function_from_json(data) == win  # the worker sends it so
+    [proving] = present.diagnostics(TEXT, {"f": function_from_json(data)}, Settings())
+    assert proving.code == "speedup" and proving.message == (
+        "1.62x faster (95% CI 1.52-1.72), uses cmov - verified on 100,252 inputs; proving it equal on every input..."
     )
+    win.candidates[-1].source_change = SourceChange("attribute", '__attribute__((target("popcnt")))', "popcnt")
+    whole = types.Range(types.Position(0, 0), types.Position(0, 0))
+    waiting = present.code_actions("file:///x.c", 1, TEXT, {"f": win}, Settings(), whole)
+    edits = [a for a in waiting if a.title.startswith("Use ")]
+    assert edits and all(a.edit is None and "waiting for the proof" in a.disabled.reason for a in edits)
+    win.candidates[-1].proving = False
+    [use] = [
+        a
+        for a in present.code_actions("file:///x.c", 1, TEXT, {"f": win}, Settings(), whole)
+        if a.title.startswith("Use ")
+    ]
+    assert use.disabled is None and use.edit is not None
 
 
 def test_each_kind_of_hint_can_be_switched_off():
@@ -186,10 +200,6 @@ def test_a_disabled_action_says_why_even_where_the_client_runs_it():
 
 
 def test_a_synthesized_body_is_offered_as_an_edit_of_the_c():
-    from lsprotocol import types
-
-    from supercoder_lsp.model import SourceChange
-
     fn = result("f", 2.5)
     best = fn.best_result()
     assert best is not None
@@ -205,10 +215,6 @@ def test_a_synthesized_body_is_offered_as_an_edit_of_the_c():
 
 
 def test_a_synthesized_body_for_an_inlined_helper_edits_the_helper():
-    from lsprotocol import types
-
-    from supercoder_lsp.model import SourceChange
-
     fn = result("g", 3.0)
     best = fn.best_result()
     assert best is not None
