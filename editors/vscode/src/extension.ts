@@ -3,14 +3,19 @@
 import {
   ExecuteCommandRequest, LanguageClient, LanguageClientOptions, State, TransportKind,
 } from "vscode-languageclient/node";
+import * as os from "os";
 import * as api from "./common/vscodeapi";
 import { COMMANDS, makeCommands } from "./commands";
-import { LaunchError, resolveServer } from "./serverCommand";
+import { findLaunch, interpreterCandidates, packageVersion, selectedInterpreter, withPackage } from "./interpreters";
+import { LaunchError } from "./serverCommand";
 import { answerConfiguration, currentServerSettings } from "./settings";
 import { runSetup, setupPlan } from "./setupServer";
 import { ServerStatus, statusView } from "./status";
 
 let client: LanguageClient | undefined;
+const INSTALL = "Install supercoder-lsp into a new environment…";
+const ENTER = "Enter an interpreter path…";
+const workspaceDirs = () => api.workspaceFolders().map((f) => f.uri.fsPath);
 
 export async function activate(context: api.ExtensionContext): Promise<void> {
   const log = api.createLogOutputChannel("SuperCoder");
@@ -66,9 +71,9 @@ export async function activate(context: api.ExtensionContext): Promise<void> {
     const cfg = api.getConfiguration("supercoder");
     let launch;
     try {
-      launch = resolveServer(
+      launch = await findLaunch(
         { command: cfg.get<string[]>("server.command"), python: cfg.get<string | null>("server.python") },
-        api.workspaceFolders().map((f) => f.uri.fsPath), process.env.PATH ?? "",
+        workspaceDirs(), process.env.PATH ?? "", os.homedir(), await api.pythonEnvironments(),
       );
     } catch (e) {
       const message = e instanceof LaunchError ? e.message : String(e);
@@ -124,8 +129,18 @@ export async function activate(context: api.ExtensionContext): Promise<void> {
     }
   }
 
-  // a virtual environment of the extension's own, with supercoder-lsp from a clone or wheel the user picks
+  // an interpreter found with the package, one the user names, or a virtual environment of the extension's
+  // own with supercoder-lsp from a clone or wheel the user picks
   async function setUpServer(source?: string): Promise<boolean> {
+    if (source === undefined) {
+      const selected = await selectedInterpreter(await api.pythonEnvironments(), workspaceDirs()[0]);
+      const places = interpreterCandidates(workspaceDirs(), process.env.PATH ?? "", os.homedir());
+      const found = await withPackage(selected && !places.includes(selected) ? [selected, ...places] : places);
+      const pick = await api.pickServer(found, [INSTALL, ENTER]);
+      if (pick === undefined) return false;
+      if (pick === ENTER) return useInterpreter(await api.askInterpreterPath());
+      if (pick !== INSTALL) return useInterpreter(pick);
+    }
     source = source ?? (await api.pickInstallSource());
     if (!source) return false;
     const plan = setupPlan("python3", context.globalStorageUri.fsPath, source);
@@ -145,6 +160,17 @@ export async function activate(context: api.ExtensionContext): Promise<void> {
         .then((p) => p && log.show(true));
       return false;
     }
+  }
+  async function useInterpreter(python: string | undefined): Promise<boolean> {
+    if (!python) return false;
+    const version = await packageVersion(python);
+    if (version === undefined) {
+      void api.showErrorMessage(`SuperCoder: ${python} does not import supercoder_lsp (pip install supercoder-lsp there).`);
+      return false;
+    }
+    log.info(`using ${python} (supercoder-lsp ${version})`);
+    await api.updateGlobalSetting("supercoder", "server.python", python); // restarts the server
+    return true;
   }
   context.subscriptions.push(api.registerCommand(COMMANDS.setupServer, (source?: string) => setUpServer(source)));
 

@@ -1,5 +1,6 @@
-// How the server is started: an explicit command, a Python interpreter that has the package, the
-// workspace's .venv, or `supercoder-lsp` on PATH, in that order.
+// How the server is started: an explicit command, supercoder.server.python, the interpreter the Python
+// extension has selected (where it has the package: interpreters.ts), the workspace's .venv, or
+// `supercoder-lsp` on PATH, in that order; the extension then looks further (interpreters.ts).
 import * as fs from "fs";
 import * as path from "path";
 
@@ -37,7 +38,7 @@ function onPath(name: string, envPath: string, exists: Exists): string | undefin
 export class LaunchError extends Error {}
 
 export function resolveServer(
-  settings: LaunchSettings, workspaceDirs: string[], envPath: string, exists: Exists = isExecutable,
+  settings: LaunchSettings, workspaceDirs: string[], envPath: string, exists: Exists = isExecutable, selected?: string,
 ): ServerLaunch {
   if (settings.command && settings.command.length) {
     const [command, ...args] = settings.command;
@@ -53,6 +54,9 @@ export function resolveServer(
     }
     return { command: settings.python, args: ["-m", "supercoder_lsp", "--stdio"], source: "supercoder.server.python" };
   }
+  if (selected) {
+    return { command: selected, args: ["-m", "supercoder_lsp", "--stdio"], source: "the Python extension's interpreter" };
+  }
   for (const dir of workspaceDirs) {
     const candidate = path.join(dir, ".venv", "bin", "supercoder-lsp");
     if (exists(candidate)) {
@@ -65,6 +69,7 @@ export function resolveServer(
   }
   throw new LaunchError(
     "Cannot find the SuperCoder language server. Install it (`pip install supercoder-lsp`, or `make setup` in a " +
-      "clone) and set supercoder.server.python to that Python, or put supercoder-lsp on PATH.",
+      "clone) and select that Python in the Python extension, set supercoder.server.python to it, or put " +
+      "supercoder-lsp on PATH; \"Set Up Server…\" lists the interpreters found with it.",
   );
 }

@@ -1,6 +1,7 @@
 // The one module that touches the VS Code API: everything else goes through it, so unit tests
 // replace the `vscode` module with a small fake (see src/test/setup.ts) and run under plain Node.
 import * as vscode from "vscode";
+import type { FoundInterpreter, PythonEnvironments } from "../interpreters";
 
 export type Disposable = vscode.Disposable;
 export type TextDocument = vscode.TextDocument;
@@ -79,6 +80,38 @@ export async function pickInstallSource(): Promise<string | undefined> {
     filters: { "Python wheel": ["whl"] },
   });
   return picked?.[0]?.fsPath;
+}
+
+/** The Python extension's environments API, where it is installed (activated if need be), else undefined. */
+export async function pythonEnvironments(): Promise<PythonEnvironments | undefined> {
+  const ext = vscode.extensions.getExtension("ms-python.python");
+  if (!ext) return undefined;
+  try {
+    const exports = ext.isActive ? ext.exports : await ext.activate();
+    return exports?.environments as PythonEnvironments | undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The interpreters found with the package, and the other ways to get a server; the label picked, or undefined. */
+export async function pickServer(found: FoundInterpreter[], others: string[]): Promise<string | undefined> {
+  const items: vscode.QuickPickItem[] = [
+    ...found.map((f) => ({ label: f.python, description: `supercoder-lsp ${f.version}` })),
+    ...others.map((label) => ({ label })),
+  ];
+  const picked = await vscode.window.showQuickPick(items, {
+    title: "SuperCoder: the Python that runs the language server",
+    placeHolder: found.length ? "interpreters found with supercoder-lsp, or another way" : "none found with supercoder-lsp",
+  });
+  return picked?.label;
+}
+
+export async function askInterpreterPath(): Promise<string | undefined> {
+  return vscode.window.showInputBox({
+    title: "SuperCoder: a Python interpreter that has supercoder-lsp",
+    placeHolder: "/home/me/venvs/sc/bin/python",
+  });
 }
 
 export function withProgress<T>(title: string, task: (report: (message: string) => void) => Promise<T>): Thenable<T> {
