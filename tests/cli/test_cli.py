@@ -193,7 +193,16 @@ def test_flags_come_from_compile_commands_json(tmp_path):
     assert "popcnt" in data["functions"][0]["baseline"]["assembly"]
 
 
-TABLE_ARGS = ("optimize", str(VERIFY / "popcount.c"), "--candidates", str(VERIFY / "cands"), "-n", "20", "--inputs", "2000")
+TABLE_ARGS = (
+    "optimize",
+    str(VERIFY / "popcount.c"),
+    "--candidates",
+    str(VERIFY / "cands"),
+    "-n",
+    "20",
+    "--inputs",
+    "2000",
+)
 
 
 @pytest.fixture(scope="module")
