@@ -6,6 +6,7 @@ file with the offline (compilers) proposer, and the server's RSS when idle.
 
     .venv/bin/python benchmarks/bench_lsp.py [--requests 200] [--jobs 4]
     .venv/bin/python benchmarks/bench_lsp.py --real PROJECT/FILE.c   # first result on a real file
+    .venv/bin/python benchmarks/bench_lsp.py --stress 60   # saves, broken C, killed workers; then the hint
 
 With --real, a fresh server with default settings opens a file of a real project (its flags
 from the project's compile_commands.json) and reports the seconds from didOpen to the first
@@ -196,8 +197,25 @@ async def main() -> int:
     ap.add_argument(
         "--record", action="store_true", help="keep the figures in benchmarks/results/ (docs/benchmarks.md)"
     )
+    ap.add_argument("--stress", type=float, metavar="SECONDS", help="the storm of lsp_stress.py for SECONDS (60)")
     a = ap.parse_args()
     work = Path(tempfile.mkdtemp(prefix="sc-bench-lsp-"))
+    if a.stress:
+        from lsp_stress import stress
+
+        src = work / "big.c"
+        src.write_text(make_file())
+        got = await stress(lambda c: _start_default(c, work, work / "cache-stress"), src, a.stress)
+        print(
+            f"stress, {a.stress:.0f} s (10 edits and saves a second, broken C a tenth of it, workers killed every 10 s):"
+        )
+        for k, v in got.items():
+            print(f"  {k}: {v}")
+        if a.record:
+            from record import save
+
+            save("bench_lsp_stress", got)
+        return 0
     if a.real:
         src = a.real.resolve()
         got = await first_results(src, src.parent, work, a.timeout)

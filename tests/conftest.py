@@ -51,6 +51,7 @@ FAST = {
     "test_build",
     "test_debuginfo",
     "test_present",
+    "test_slots",
     "test_verify",
     "test_cache",
     "test_hotness",

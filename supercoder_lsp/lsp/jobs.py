@@ -30,6 +30,7 @@ from ..serialize import function_from_json, replacement_from_json
 from ..tools import die_with_parent
 from .present import speedup, text_hash
 from .settings import Settings
+from .slots import CHECK, EDITED, OPENED, Slots
 
 log = logging.getLogger(__name__)
 
@@ -57,6 +58,7 @@ class FunctionJob:
     task: asyncio.Task | None = None
     token: str | None = None
     proc: asyncio.subprocess.Process | None = None
+    priority: int = OPENED  # EDITED: its function's text changed since its last job (slots.py)
 
 
 @dataclass
@@ -74,7 +76,7 @@ class Jobs:
         self.progress = progress
         self.settings = Settings()
         self.root: Path | None = None
-        self._slots = asyncio.Semaphore(1)
+        self._slots = Slots(1)
         self.tasks: set[asyncio.Task] = set()
         self._spare: asyncio.subprocess.Process | None = None  # a worker waiting for its command (warm)
         self._warming = False
@@ -82,7 +84,7 @@ class Jobs:
     def configure(self, settings: Settings, root: Path | None = None) -> None:
         self.settings = settings
         self.root = root  # where a workload command runs (its paths are the project's)
-        self._slots = asyncio.Semaphore(settings.parallel_jobs)
+        self._slots = Slots(settings.parallel_jobs)
         self.warm()  # for the first job
 
     def results(self, uri: str) -> dict[str, FunctionJob]:
@@ -116,7 +118,7 @@ class Jobs:
                 continue  # unchanged: keep the result (or the job already running for it)
             if old and old.task and not old.task.done():
                 old.task.cancel()  # a newer save: the stale job goes
-            job = FunctionJob(name, h)
+            job = FunctionJob(name, h, priority=EDITED if old is not None and old.hash != h else OPENED)
             doc.functions[name] = job
             job.task = asyncio.get_running_loop().create_task(self._run(uri, doc, job))
             self.tasks.add(job.task)
@@ -224,7 +226,7 @@ class Jobs:
         job.token = f"supercoder-{uuid.uuid4().hex[:12]}"
         await self.progress.begin(job.token, f"supercoder: {job.name}")
         try:
-            async with self._slots:
+            async with self._slots.take(job.priority):
                 rc, out, errors = await asyncio.wait_for(self._work(doc, job), timeout=self.settings.time_budget)
             if rc != 0:
                 job.error = "".join(errors).strip()[-2000:] or f"the worker exited with {rc}"
@@ -239,7 +241,7 @@ class Jobs:
             if job.result and job.result.best_result():
                 self.on_result(uri)  # show the hint now; the replacement check follows
                 await self.progress.report(job.token, "re-verifying the replacement in the edited file", None)
-                async with self._slots:
+                async with self._slots.take(CHECK):
                     job.replacement = await asyncio.wait_for(
                         self._check_replacement(doc, job), timeout=self.settings.time_budget
                     )
