@@ -502,6 +502,15 @@ static inline uint64_t sc_now_ns(void) {
     return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 }
 
+/* This thread's CPU time: a budget counted in it gives a check as many calls on a busy machine as on an idle
+ * one (counted in wall time, a third of the CPU made a third of the calls, and a candidate that goes wrong
+ * past the calls an idle machine makes passed) */
+static inline uint64_t sc_cpu_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
 /* The skip list of SC_SKIP (verify/function_check.py): one byte per input, 1 where the -O3 original ran
  * out of time or was not run within its budget, 2 where it crashed (the verifier runs those with its short
  * limit); NULL (and *n 0) without one. Read before the sandbox. */

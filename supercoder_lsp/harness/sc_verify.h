@@ -523,7 +523,7 @@ recorded:
 
 /* State kept from call to call, in memory the function does not own (a count below the stack, where a
  * program's own frames come and go): one input, the first random one (SC_REPEATED), is called again and
- * again before its recorded call (SC_REPEAT_MAX times, or as many as SC_REPEAT_MOST_MS allows), from the
+ * again before its recorded call (SC_REPEAT_MAX times, or as many as SC_REPEAT_MOST_MS of its CPU time allows), from the
  * same plain C caller on the harness's own stack (sc_plain.h), its buffers made anew before each call that
  * may write them. In a candidate's runs only (the original's recorded call is its single call's result): a
  * candidate that goes wrong after many calls then differs on its recorded call, and one that crashes in
@@ -532,7 +532,7 @@ recorded:
 #define SC_REPEAT_MOST_MS 1000
 /* Called by sc_one inside its call's window, right before the recorded call and from the same frame, so that
  * the calls lie at the same depth of the stack: a crash or a timeout here is the input's. */
-/* Its calls, `most` of them or up to `until` (ns); the input made anew before each call that may write it,
+/* Its calls, `most` of them or up to `until` (ns of CPU time, sc_cpu_ns); the input made anew before each call that may write it,
  * and where `flips`, that many bits of it flipped (sc_perturb). Returns 0 where the call printed or used
  * files (it would again: what it printed is left unsaid, its recorded call says it). */
 static inline __attribute__((always_inline)) int sc_repeat_calls(sc_input *in, uint64_t most, uint64_t until, unsigned flips) {
@@ -540,7 +540,7 @@ static inline __attribute__((always_inline)) int sc_repeat_calls(sc_input *in, u
     static char *wrote_at;
     wrote_at = stdout->_IO_write_ptr;
     for (r = 0; r < most; r++) {
-        if ((r & 255) == 0 && sc_now_ns() > until) break;
+        if ((r & 255) == 0 && sc_cpu_ns() > until) break;
         if (r && SC_WRITES_BUFFERS) sc_gen(sc_cur, in);
         if (!r || SC_WRITES_BUFFERS) for (unsigned f = 0; f < flips; f++) (void)sc_perturb(in, 1 + f);
         sc_globals_for(sc_cur);
@@ -577,7 +577,7 @@ static void sc_repeat_end(sc_input *in) {
  * another count there, and the call-counting candidate passed) */
 static inline __attribute__((always_inline)) void sc_repeat(sc_input *in) {
     static uint64_t half;
-    half = sc_now_ns() + SC_REPEAT_MOST_MS * 500000ULL;
+    half = sc_cpu_ns() + SC_REPEAT_MOST_MS * 500000ULL;
     sc_ticks_quiet = 1;
     if (sc_repeat_calls(in, SC_REPEAT_MAX / 2, half, 0)) {
         sc_neighbour_on = 1;

@@ -76,7 +76,10 @@ change to what is checked (screens, harness inputs, ABI checks, comparisons, tim
 #    float in seven a special value (signed zeros, infinities, the default NaN and others, denormals, ties,
 #    2^52 edges); C strings of words one in three of path and name pieces; words in UTF-8 too; a lane also a
 #    smooth signal; two read-only arrays also one memory or overlapping; pushf forbidden (the trap flag).
-VERIFIER_VERSION = 36
+#    35-36: a candidate's own constants get their own inputs; NaNs compare as one where two may meet; records,
+#    UTF-8 edges, one read-only array inside another.
+#    37: the repeated input's calls are budgeted in CPU time, not wall time (a busy machine made fewer).
+VERIFIER_VERSION = 37
 
 # What verification does not establish, said next to every claim (the CLI's notes, the JSON report).
 LIMITS = (
@@ -109,7 +112,7 @@ LIMITS = (
     "state kept from call to call: on one input in sixteen the function runs first one to three times on a "
     "neighbour of the input (one bit of its buffers flipped), so a memo keyed on part of its input is stale "
     "there; in a candidate's runs the first random input is called up to 1,000,000 times in a row (fewer "
-    "where they take over a second) right before its recorded call, from the same frame, the second half of "
+    "where they take over a second of its CPU time, as many on a busy machine) right before its recorded call, from the same frame, the second half of "
     "them on a neighbour (eight bits flipped), so a count of calls is seen up to there and a memo that waits "
     "for its n-th call answers stale; one wrong only after more calls is not",
     "one input in eight runs in a non-default SSE mode (a rounding mode, or flush-to-zero with "
