@@ -59,6 +59,7 @@ class FunctionJob:
     token: str | None = None
     proc: asyncio.subprocess.Process | None = None
     priority: int = OPENED  # EDITED: its function's text changed since its last job (slots.py)
+    stage: str = ""  # what its worker does now ("harness", "compilers: clang_O3"): shown until a verdict comes
 
 
 @dataclass
@@ -90,6 +91,14 @@ class Jobs:
     def results(self, uri: str) -> dict[str, FunctionJob]:
         doc = self.docs.get(uri)
         return doc.functions if doc else {}
+
+    def pending(self, uri: str) -> dict[str, str]:
+        """Functions whose job runs with no verdict yet: name -> what it does now."""
+        return {
+            name: job.stage or "starting"
+            for name, job in self.results(uri).items()
+            if job.result is None and job.error is None and job.task is not None and not job.task.done()
+        }
 
     def schedule(
         self,
@@ -290,6 +299,9 @@ class Jobs:
                 continue
             pct = int(100 * (ev.get("step") or 0) / ev["steps"]) if ev.get("steps") else None
             await self.progress.report(job.token, ev.get("stage", ""), pct)
+            if job.result is None and ev.get("stage") and ev["stage"] != job.stage:
+                job.stage = ev["stage"]
+                self.on_result(doc.uri)  # the line where the verdict will be says what is being done
         out = await stdout_task
         return await job.proc.wait(), out, errors
 

@@ -137,7 +137,7 @@ class SupercoderServer(LanguageServer):
         except OSError:
             text = ""
         errors = {name: job.error for name, job in self.jobs.results(uri).items() if job.error}
-        diags = present.diagnostics(text, self.results_for(uri), self.settings, errors)
+        diags = present.diagnostics(text, self.results_for(uri), self.settings, errors, self.jobs.pending(uri))
         version = doc.version if doc else None
         if self._published.get(uri) != (version, diags):  # unchanged diagnostics are not sent again
             self._published[uri] = (version, diags)

@@ -69,12 +69,25 @@ def _lsp_range(r) -> types.Range:
     return types.Range(types.Position(r.start.line, r.start.character), types.Position(r.end.line, r.end.character))
 
 
+def _diagnostic(fn: CFunction, message: str, severity: types.DiagnosticSeverity, code: str, data: dict):
+    return types.Diagnostic(
+        range=_lsp_range(fn.name_range), message=message, source=SOURCE, severity=severity, code=code, data=data
+    )
+
+
 def diagnostics(
-    text: str, found: dict[str, FunctionResult], s: Settings, errors: dict[str, str] | None = None
+    text: str,
+    found: dict[str, FunctionResult],
+    s: Settings,
+    errors: dict[str, str] | None = None,
+    pending: dict[str, str] | None = None,
 ) -> list[types.Diagnostic]:
+    """On each function's name: its claim (Hint); why there is none (Information, with hints.explainNoWin),
+    or what its job does while no verdict has come; a job that failed (Warning)."""
     if not s.hints.diagnostics:
         return []
     fns = functions_by_name(text)
+    info, errors = types.DiagnosticSeverity.Information, errors or {}
     out = []
     for name, result in found.items():
         fn = fns.get(name)
@@ -82,40 +95,21 @@ def diagnostics(
             continue
         line = headline(result)
         if line and speedup(result) >= s.hint_min_speedup:
-            out.append(
-                types.Diagnostic(
-                    range=_lsp_range(fn.name_range),
-                    message=line,
-                    source=SOURCE,
-                    severity=types.DiagnosticSeverity.Hint,
-                    code="speedup",
-                    data={"function": name, "label": result.best},
-                )
-            )
+            hint = types.DiagnosticSeverity.Hint
+            out.append(_diagnostic(fn, line, hint, "speedup", {"function": name, "label": result.best}))
         elif s.hints.explain_no_win and result.best_result() is None:
-            out.append(
-                types.Diagnostic(
-                    range=_lsp_range(fn.name_range),
-                    message=no_win_summary(result),
-                    source=SOURCE,
-                    severity=types.DiagnosticSeverity.Information,
-                    code="no-win",
-                    data={"function": name, "final": result.status != RUNNING},
-                )
-            )
-    for name, error in (errors or {}).items():  # a job that failed says so where the function is
+            final = {"function": name, "final": result.status != RUNNING}
+            out.append(_diagnostic(fn, no_win_summary(result), info, "no-win", final))
+    for name, stage in (pending or {}).items() if s.hints.explain_no_win else ():  # no verdict yet: what is done
+        fn = fns.get(name)
+        if fn is not None and name not in found and name not in errors:
+            message = f"supercoder: optimizing {name}: {stage}..."
+            out.append(_diagnostic(fn, message, info, "pending", {"function": name, "final": False}))
+    for name, error in errors.items():  # a job that failed says so where the function is
         fn = fns.get(name)
         if fn is not None and name not in found:
-            out.append(
-                types.Diagnostic(
-                    range=_lsp_range(fn.name_range),
-                    message=f"supercoder could not optimize {name}: {error.splitlines()[-1] if error else 'failed'}",
-                    source=SOURCE,
-                    severity=types.DiagnosticSeverity.Warning,
-                    code="job-failed",
-                    data={"function": name},
-                )
-            )
+            message = f"supercoder could not optimize {name}: {error.splitlines()[-1] if error else 'failed'}"
+            out.append(_diagnostic(fn, message, types.DiagnosticSeverity.Warning, "job-failed", {"function": name}))
     return out
 
 

@@ -224,3 +224,18 @@ def test_a_synthesized_body_for_an_inlined_helper_edits_the_helper():
     assert act.title == "Replace the body of f with `return x * 2;` (3.00x)"
     new = act.edit.document_changes[0].edits[0].new_text
     assert "int f(int x) {\n    return x * 2;\n}" in new and "int g(int y) {\n    return y;\n}" in new
+
+
+def test_a_function_whose_job_has_no_verdict_yet_says_what_it_does():
+    pending = {"f": "compilers: clang_O3", "g": "harness"}
+    diags = present.diagnostics(TEXT, {"g": result("g", 1.62)}, Settings(), None, pending)
+    assert [
+        (d.code, d.message, d.range.start.line, d.data["final"] if d.code != "speedup" else None) for d in diags
+    ] == [
+        ("speedup", "1.62x faster (95% CI 1.52-1.72), uses cmov - verified on 100,252 inputs", 3, None),
+        ("pending", "supercoder: optimizing f: compilers: clang_O3...", 0, False),  # g has its verdict: no line
+    ]
+    s, _ = resolve({"hints": {"explainNoWin": False}}, None, None)
+    assert present.diagnostics(TEXT, {}, s, None, pending) == []  # the explanations are off
+    failed = present.diagnostics(TEXT, {}, Settings(), {"f": "the worker exited with 1"}, {"f": "harness"})
+    assert [d.code for d in failed] == ["job-failed"]
