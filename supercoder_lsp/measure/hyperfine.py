@@ -43,6 +43,11 @@ class Expected:
     stdout: bytes
 
 
+class TooShort(RuntimeError):
+    """The runs all ended as expected, but one took no measurable time: no ratio can be taken (what they
+    wrote can still be compared)."""
+
+
 class RunsFailed(RuntimeError):
     """Timed runs that did not end as expected: `side` is "baseline" or "candidate"; `kind` is "sandbox"
     (killed by the program sandbox), "crash" (another signal), "status" or "output"."""
@@ -188,7 +193,7 @@ def _timing(res: list[dict], min_speedup: float) -> Timing:
     medians with its CI, and the baseline's A/A spread as the noise floor."""
     b1, c, b2 = res[0]["times"], res[1]["times"], res[2]["times"]
     if min(b1 + c + b2, default=0.0) <= 0.0:  # below the clock's resolution: no ratio can be taken
-        raise RuntimeError("a run took no measurable time; use a bigger --bench-input")
+        raise TooShort("a run took no measurable time; use a bigger --bench-input")
     base = b1 + b2
     med, lo, hi = ratio_of_medians_ci(base, c)
     _, aa_lo, aa_hi = ratio_of_medians_ci(b1, b2)

@@ -33,7 +33,7 @@ from ..asm.elfcheck import check_linked, check_object, inspect_object
 from ..asm.features import missing_cpu_flags, required_cpu_flags
 from ..asm.objscreen import object_facts, screen_object
 from ..asm.screen import screen
-from ..measure.hyperfine import RunsFailed, time_programs
+from ..measure.hyperfine import RunsFailed, TooShort, time_programs
 from ..optimize.file_context import program_sandbox_object
 from ..verify.program import first_difference
 from ..verify.sandbox import run_limited
@@ -275,17 +275,28 @@ class ProgramVerifier:
             else:
                 out.correct, out.reason, out.detail = False, "timeout", f"could not be timed: {e}"
             return
+        except TooShort as e:  # every run ended, one too fast to time (one that skips its work when timed):
+            if not self._timed_outputs_differ(exe, out, inputs):  # what they wrote is compared all the same
+                out.correct, out.reason, out.detail = False, "timeout", f"could not be timed: {e}"
+            return
         except RuntimeError as e:
             out.correct, out.reason, out.detail = False, "timeout", f"could not be timed: {e}"
             return
+        if self._timed_outputs_differ(exe, out, inputs):
+            return
+        out.speedup, out.ci, out.significant = t.speedup, t.ci, t.significant
+        out.detail = f"{out.detail}; timed on {len(inputs)} {what}: {t.detail}"
+
+    @staticmethod
+    def _timed_outputs_differ(exe: Path, out: Outcome, inputs: list[tuple[bytes, bytes, int]]) -> bool:
+        """Whether a timed run wrote another output than the test's (then `out` says wrong-output)."""
         for i, (_, want, _) in enumerate(inputs):
             got = Path(f"{exe}.out{i}").read_bytes() if Path(f"{exe}.out{i}").exists() else b""
             if got != want:
                 out.correct, out.reason = False, "wrong-output"
                 out.detail = f"a timed run of input {i} gave another output: {first_difference(want, got)}"
-                return
-        out.speedup, out.ci, out.significant = t.speedup, t.ci, t.significant
-        out.detail = f"{out.detail}; timed on {len(inputs)} {what}: {t.detail}"
+                return True
+        return False
 
 
 def compile_program(c_code: str, cc: str, flags: tuple[str, ...]) -> str | None:

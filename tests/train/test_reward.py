@@ -107,10 +107,19 @@ int main(void) {
 """
 
 
-def test_an_answer_that_notices_it_is_timed_is_wrong_output(tmp_path):
+@pytest.mark.parametrize("too_short", [False, True])
+def test_an_answer_that_notices_it_is_timed_is_wrong_output(tmp_path, monkeypatch, too_short):
     """Tests read stdout through a pipe; the timed runs write it to files. A program that skips the work
     when stdout is not a pipe passes every test and would time as a huge speedup: its timed outputs are
-    compared, so it is wrong-output."""
+    compared, so it is wrong-output; also where its runs were too short to time (CI saw 'could not be
+    timed' once, and took it for a timeout)."""
+    if too_short:
+        from supercoder_lsp.measure import hyperfine
+
+        def no_ratio(*args, **kwargs):
+            raise hyperfine.TooShort("a run took no measurable time; use a bigger --bench-input")
+
+        monkeypatch.setattr(hyperfine, "_timing", no_ratio)
     honest = "\n".join(ln for ln in CHEAT.splitlines() if "timed: skip" not in ln)
     base = subprocess.run(["gcc", "-O3", "-S", "-x", "c", "-", "-o", "-"], input=honest.replace("%%", "%"),
                           capture_output=True, text=True, check=True).stdout  # fmt: skip
