@@ -49,6 +49,17 @@ def edited(text: str, n: int, broken: bool) -> str:
     return new
 
 
+def edit(client: LanguageClient, src: Path, version: int, text: str) -> None:
+    """The file on disk and in the editor becomes `text` (its `version`), as a save writes it."""
+    src.write_text(text)
+    client.text_document_did_change(
+        types.DidChangeTextDocumentParams(
+            types.VersionedTextDocumentIdentifier(uri=src.as_uri(), version=version),
+            [types.TextDocumentContentChangeWholeDocument(text=text)],
+        )
+    )
+
+
 async def stress(
     start: Callable[[LanguageClient], Awaitable[None]], src: Path, seconds: float
 ) -> dict[str, float | int | str]:
@@ -85,14 +96,7 @@ async def stress(
         elapsed = time.perf_counter() - t0
         version += 1
         broken = 0.45 * seconds <= elapsed < 0.55 * seconds
-        text = edited(base, version, broken)
-        src.write_text(text)
-        client.text_document_did_change(
-            types.DidChangeTextDocumentParams(
-                types.VersionedTextDocumentIdentifier(uri=uri, version=version),
-                [types.TextDocumentContentChangeWholeDocument(text=text)],
-            )
-        )
+        edit(client, src, version, edited(base, version, broken))
         client.text_document_did_save(types.DidSaveTextDocumentParams(doc))
         t = time.perf_counter()
         try:
@@ -111,14 +115,7 @@ async def stress(
         await asyncio.sleep(max(0.0, 0.1 - (time.perf_counter() - t)))
     # the last save: a new, valid text
     version += 1
-    text = edited(base, version, False)
-    src.write_text(text)
-    client.text_document_did_change(
-        types.DidChangeTextDocumentParams(
-            types.VersionedTextDocumentIdentifier(uri=uri, version=version),
-            [types.TextDocumentContentChangeWholeDocument(text=text)],
-        )
-    )
+    edit(client, src, version, edited(base, version, False))
     last_save[0] = time.perf_counter()
     final_version[0] = version
     client.text_document_did_save(types.DidSaveTextDocumentParams(doc))

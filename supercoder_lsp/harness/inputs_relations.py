@@ -3,9 +3,11 @@ data, arrays that overlap (aliasable) or lie one inside the other."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from .inputs_edges import _elem_gen, _u64
 from .inputs_records import _regions
-from .plan import Plan
+from .plan import ParamPlan, Plan
 
 MAX_RELATED_FIELDS = 512  # integer fields an integer parameter may be drawn from (a struct's first ones)
 
@@ -95,20 +97,13 @@ def aliasable_pairs(plan: Plan) -> list[tuple[int, int]]:
     """Pairs of arrays that C lets point into the same memory: the same element
     type, the same length parameter, neither `restrict`; two read-only ones too (a dot product of an array
     with itself, or with itself a few elements on: a candidate wrong there alone passed)."""
-    ps = plan.params
-    pairs = []
-    for a, p in enumerate(ps):
-        for b in range(a + 1, len(ps)):
-            q = ps[b]
-            if (
-                p.role == q.role == "array"
-                and p.element.ctype == q.element.ctype
-                and p.length_param == q.length_param
-                and p.length_param is not None
-                and not (p.restrict or q.restrict)
-            ):
-                pairs.append((a, b))
-    return pairs
+    return _pairs(
+        plan,
+        lambda a, b, p, q: p.element.ctype == q.element.ctype
+        and p.length_param == q.length_param
+        and p.length_param is not None
+        and not (p.restrict or q.restrict),
+    )
 
 
 def _aliasing(plan: Plan) -> list[str]:
@@ -143,24 +138,29 @@ def inside_pairs(plan: Plan) -> list[tuple[int, int]]:
     piece of its haystack, a buffer compared with a later part of itself): the same element type, neither
     `restrict`, each its own length parameter."""
     ps = plan.params
-    out = []
-    for a, p in enumerate(ps):
-        for b in range(a + 1, len(ps)):
-            q = ps[b]
-            if (
-                p.role == q.role == "array"
-                and p.element.ctype == q.element.ctype
-                and p.ctype.startswith("const ")
-                and q.ctype.startswith("const ")
-                and not (p.restrict or q.restrict)
-                and p.length_param is not None
-                and q.length_param is not None
-                and p.length_param != q.length_param
-                and ps[p.length_param].length_of == [a]
-                and ps[q.length_param].length_of == [b]
-            ):
-                out.append((a, b))
-    return out
+    return _pairs(
+        plan,
+        lambda a, b, p, q: p.element.ctype == q.element.ctype
+        and p.ctype.startswith("const ")
+        and q.ctype.startswith("const ")
+        and not (p.restrict or q.restrict)
+        and p.length_param is not None
+        and q.length_param is not None
+        and p.length_param != q.length_param
+        and ps[p.length_param].length_of == [a]
+        and ps[q.length_param].length_of == [b],
+    )
+
+
+def _pairs(plan: Plan, related: Callable[[int, int, ParamPlan, ParamPlan], bool]) -> list[tuple[int, int]]:
+    """The pairs (a, b), a before b, of array parameters that `related(a, b, param a, param b)` says are related."""
+    ps = plan.params
+    return [
+        (a, b)
+        for a, p in enumerate(ps)
+        for b in range(a + 1, len(ps))
+        if p.role == ps[b].role == "array" and related(a, b, p, ps[b])
+    ]
 
 
 def _inside(plan: Plan) -> list[str]:
