@@ -30,7 +30,7 @@ DEBT = {
     "cli.py:parser": 82,
     "harness/inputs_c.py:render_inputs": 152,
     "harness/inputs_records.py:_owned": 63,
-    "harness/inputs_buffers.py:_buffer": 143,
+    "harness/inputs_buffers.py:_buffer": 134,
     "harness/plan.py:make_plan": 119,
     "harness/plan.py:describe": 69,
     "harness/recorded.py:render_recorder": 74,

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from .inputs_edges import _elem_gen, _u64
 from .inputs_records import _own_data, _owned, _record_fields
-from .plan import LONG_STRIDE, ParamPlan, Plan
+from .plan import LONG_STRIDE, SEAM, ParamPlan, Plan
 
 
 def _long(p: ParamPlan) -> int:
@@ -16,21 +16,40 @@ def _long(p: ParamPlan) -> int:
 
 def _long_inputs() -> list[str]:
     """C: which random inputs are long ones, and how long: the first of them plan.LONG_LEN (or the most the
-    length's type holds), the k-th next one a random length in the k-th octave past the usual most (4,097 to
-    8,192, then to 16,384, ...), so that no range of lengths past it goes unchecked. Only
-    the checking harness draws them (sc_long_ok): the timing driver times the inputs of ordinary length."""
+    length's type holds), the second a random length in the top half of that, the k-th next one a random
+    length in the k-th octave past the usual most (4,097 to 8,192, then to 16,384, ...), so that no range of
+    lengths past it goes unchecked, and from the first octave again past the longest; the odd ones of byte and 16-bit arrays are text (sc_long_text). Only the
+    checking harness draws them (sc_long_ok): the timing driver times the inputs of ordinary length."""
     return [
         f"#define SC_LONG_STRIDE {LONG_STRIDE}ULL",
+        f"#define SC_SEAM {SEAM}ULL",
         "static inline int __attribute__((unused)) sc_long_for(uint64_t i) {",
         "    return sc_long_ok && i >= SC_NEDGE && i - SC_NEDGE < SC_NRANDOM && (i - SC_NEDGE) % SC_LONG_STRIDE == SC_LONG_STRIDE - 1;",
         "}",
+        "static inline int __attribute__((unused)) sc_long_text(uint64_t i) {",
+        "    return sc_long_for(i) && ((i - SC_NEDGE) / SC_LONG_STRIDE & 1);",
+        "}",
         "static inline size_t __attribute__((unused)) sc_long_len(uint64_t i, size_t lo, size_t most) {",
-        "    uint64_t k = (i - SC_NEDGE) / SC_LONG_STRIDE;",
+        "    uint64_t k = (i - SC_NEDGE) / SC_LONG_STRIDE, h = sc_mix(i ^ 0x10b6ULL);",
         "    if (k == 0) return most;",
-        "    uint64_t h = sc_mix(i ^ 0x10b6ULL); /* one in two the octave's top: a power of two, as buffers are */",
-        "    size_t base = lo << (k - 1 < 20 ? k - 1 : 20), n = (h >> 40) & 1 ? 2 * base : base + 1 + (size_t)(h % base);",
+        "    if (k == 1) return most - most / 2 + (size_t)(h % (most / 2 + 1));",
+        "    /* the octaves again from the first past the longest (one in two the octave's top: a power of two, as",
+        "       buffers are) */",
+        "    unsigned o = 0; while (o < 40 && (lo << (o + 1)) < most) o++;",
+        "    size_t base = lo << (k - 2) % (o + 1), n = (h >> 40) & 1 ? 2 * base : base + 1 + (size_t)(h % base);",
         "    return n > most ? most : n;",
         "}",
+        "/* a long text's seams: across every multiple of SC_SEAM elements, a character of two to four bytes, the",
+        "   whole characters around it left whole (a text valid before stays valid); and a character the text's end",
+        "   cut short made whole (an 'a') */",
+        'static const char *const sc_seam_chars[] = { "\\303\\251", "\\346\\227\\245", "\\360\\237\\230\\200" };',
+        "#define SC_SEAMS(a, L, sr) do { for (size_t b_ = SC_SEAM; b_ + 4 < (L); b_ += SC_SEAM) { size_t s_ = b_ - 3, e_ = b_ + 3;"
+        " while (s_ && ((a)[s_] & 0xc0) == 0x80) s_--; while (e_ < (L) && ((a)[e_] & 0xc0) == 0x80) e_++;"
+        " for (size_t t_ = s_; t_ < e_; t_++) (a)[t_] = 'a'; const char *c_ = sc_seam_chars[sc_below(sr, 3)];"
+        " size_t n_ = strlen(c_), at_ = b_ - 1 - sc_below(sr, n_ - 1); for (size_t j_ = 0; j_ < n_; j_++)"
+        " (a)[at_ + j_] = (unsigned char)c_[j_]; }"
+        " size_t l_ = (L); while (l_ && ((a)[l_ - 1] & 0xc0) == 0x80 && (L) - l_ < 3) l_--;"
+        " if (l_ && (a)[l_ - 1] >= 0xc0) for (size_t t_ = l_ - 1; t_ < (L); t_++) (a)[t_] = 'a'; } while (0)",
     ]
 
 
@@ -147,16 +166,7 @@ def _buffer(plan: Plan, k: int, p: ParamPlan, ne: int) -> list[str]:
                 f" : how == 0 ? base + (sc_next(&sr) >> (64 - db)) : (uint64_t)v); v += d; d += (int64_t)sc_below(&sr, 5) - 2; }} }}"
             )
             if p.element.bits in (8, 16):
-                # one in eight: words of a text, as a program's bytes are (prose in a byte buffer, a UTF-16 string;
-                # as C strings get them), one in two of the 8-bit ones wide: each character followed by a zero byte
-                out.append(
-                    f"    if (!edge && pat{k} == 2 && (sc_mix(i ^ (0x7e47ULL + {k})) & 7) == 0) {{"
-                    f" {_prose_words(k)}"
-                    f" sc_rng sr = {{ sc_mix(i ^ (0x7e4bULL + {k})) }}; size_t t = 0; int wide = {int(p.element.bits == 8)} && sc_below(&sr, 2);"
-                    f" unsigned er = sc_edge_rate(&sr); size_t wn = 0, bad = sc_bad_at(&sr, L{k});"
-                    f" while (t < L{k}) {{ const char *w = sc_text_word(&sr, sc_words{k}, sizeof sc_words{k} / sizeof *sc_words{k}, er, wn++, bad);"
-                    f" while (*w && t < L{k}) {{ a{k}[t++] = ({et})*w++; if (wide && t < L{k}) a{k}[t++] = 0; }} }} }}"
-                )
+                out.append(_array_text(k, p))
         out += _candidate_elements(k, p)
         out += _record_fields(k, p, bool(plan.constants), plan)
         if p.null_offsets:
@@ -180,20 +190,56 @@ def _buffer(plan: Plan, k: int, p: ParamPlan, ne: int) -> list[str]:
         # almost never drawn letter by letter), one in three of them the pieces of paths, names and URLs (a
         # candidate wrong on "/usr/lib/..." alone passed); drawn apart from `r`
         out.append(
-            f"    if (!edge && pat{k} == 2 && (sc_mix(i ^ (0x7e47ULL + {k})) & 7) == 0) {{"
+            f"    if (!edge && ({_long_text(p)}pat{k} == 2 && (sc_mix(i ^ (0x7e47ULL + {k})) & 7) == 0)) {{"
             f" {_prose_words(k)}"
             f' static const char *const sc_tokens{k}[] = {{ "/", "/usr", "/lib/", "src", "x86_64", "-", "_", ".",'
             f' "..", ".c", ".so.6", "=", ":", "0", "42", "://", "a", "Z", "%20", "\\\\" }};'
             f" sc_rng sr = {{ sc_mix(i ^ (0x7e4bULL + {k})) }}; size_t t = 0; int tok = sc_below(&sr, 3) == 0;"
-            f" unsigned er = sc_edge_rate(&sr); size_t wn = 0, bad = sc_bad_at(&sr, L{k});"
+            f" unsigned er = sc_edge_rate(&sr); size_t wn = 0, bad = sc_bad_at(&sr, L{k});{_all_valid(p)}"
             f" while (t < L{k}) {{ const char *w = tok ? sc_tokens{k}[sc_below(&sr, sizeof sc_tokens{k} / sizeof *sc_tokens{k})]"
             f" : sc_text_word(&sr, sc_words{k}, sizeof sc_words{k} / sizeof *sc_words{k}, er, wn++, bad);"
-            f" while (*w && t < L{k}) a{k}[t++] = (unsigned char)*w++; }} }}"
+            f" while (*w && t < L{k}) a{k}[t++] = (unsigned char)*w++; }}{_seams(k, p)} }}"
         )
         out.append(f"    if (dict) for (int m = 1 + (int)sc_below(&dr, 2); m--;) sc_cdict_bytes(&dr, a{k}, L{k}, 1);")
         out.append(f"    a{k}[L{k}] = 0;")
     out.append(f"    in->pv[{k}] = a{k}; in->len[{k}] = L{k};")
     return out
+
+
+def _array_text(k: int, p: ParamPlan) -> str:
+    """C: one random input in eight, words of a text, as a program's bytes are (prose in a byte buffer, a UTF-16
+    string; as C strings get them), one in two of the 8-bit ones wide: each character followed by a zero byte;
+    and the odd long inputs, their seams crossed by characters of two to four bytes (a validator that works in
+    pieces of 1 MiB passed every text of up to 2^20 bytes)."""
+    et = p.element.ctype
+    return (
+        f"    if (!edge && ({_long_text(p)}pat{k} == 2 && (sc_mix(i ^ (0x7e47ULL + {k})) & 7) == 0)) {{"
+        f" {_prose_words(k)}"
+        f" sc_rng sr = {{ sc_mix(i ^ (0x7e4bULL + {k})) }}; size_t t = 0; int wide = {int(p.element.bits == 8)} && sc_below(&sr, 2);"
+        f" unsigned er = sc_edge_rate(&sr); size_t wn = 0, bad = sc_bad_at(&sr, L{k});{_all_valid(p)}"
+        f" while (t < L{k}) {{ const char *w = sc_text_word(&sr, sc_words{k}, sizeof sc_words{k} / sizeof *sc_words{k}, er, wn++, bad);"
+        f" while (*w && t < L{k}) {{ a{k}[t++] = ({et})*w++; if (wide && t < L{k}) a{k}[t++] = 0; }} }}"
+        f"{_seams(k, p)} }}"
+    )
+
+
+def _long_text(p: ParamPlan) -> str:
+    """C: the start of the condition for a text, where the array has long inputs: the odd ones are text."""
+    return "sc_long_text(i) || " if _long(p) else ""
+
+
+def _seams(k: int, p: ParamPlan) -> str:
+    """C: a long input's text crossed at every seam by a character of two to four bytes (SC_SEAMS)."""
+    return f" if (sc_long_for(i)) SC_SEAMS(a{k}, L{k}, &sr);" if _long(p) else ""
+
+
+def _all_valid(p: ParamPlan) -> str:
+    """C: a long text whose k is 1 mod 4 is UTF-8 with no invalid word, never wide (a validator then reads to
+    its end, across every seam)."""
+    if not _long(p):
+        return ""
+    wide = " wide = 0;" if p.role == "array" else ""
+    return f" if (sc_long_for(i) && ((i - SC_NEDGE) / SC_LONG_STRIDE & 3) == 1) {{ bad = (size_t)-1;{wide} }}"
 
 
 def _candidate_elements(k: int, p: ParamPlan) -> list[str]:

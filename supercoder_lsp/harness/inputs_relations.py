@@ -170,11 +170,31 @@ def _inside(plan: Plan) -> list[str]:
     for a, b in inside_pairs(plan):
         et = plan.params[a].element.ctype
         la, lb = plan.params[a].length_param, plan.params[b].length_param
+        out += _needle_across_a_seam(a, b, et, la, lb)
         out.append(
-            f"    if (!edge && (sc_mix(i ^ (0x1d51ULL + {16 * a + b})) & 7) == 0) {{"
+            f"    if (!edge && !sc_long_for(i) && (sc_mix(i ^ (0x1d51ULL + {16 * a + b})) & 7) == 0) {{"
             f" sc_rng sr = {{ sc_mix(i ^ (0x1d52ULL + {16 * a + b})) }}; int flip = (int)sc_below(&sr, 2);"
             f" unsigned o = flip ? {b} : {a}, n = flip ? {a} : {b}, lo = flip ? {lb} : {la}, ln = flip ? {la} : {lb};"
             " size_t L = in->len[o]; if (L) { size_t k = sc_below(&sr, L), m = sc_below(&sr, 2) ? in->len[n] : 1 + sc_below(&sr, L - k);"
             f" if (m > L - k) m = L - k; in->pv[n] = ({et} *)in->pv[o] + k; in->len[n] = m; in->iv[ln] = m; (void)lo; }} }}"
         )
     return out
+
+
+def _needle_across_a_seam(a: int, b: int, et: str, la: int | None, lb: int | None) -> list[str]:
+    """C: on a long input, one of the pair (the second, one time in four the first) a needle of 2 to 16 random
+    elements, copied into the other across a seam: three times in four the highest power of two that fits
+    (a multiple of every smaller one), else a random multiple of a random power of two from SC_SEAM up. Code
+    that searches in pieces of 1 MiB and misses a match across their ends passed every haystack of 2^20."""
+    return [
+        f"    if (sc_long_for(i)) {{ sc_rng sr = {{ sc_mix(i ^ (0x5ea3ULL + {16 * a + b})) }}; int flip = sc_below(&sr, 4) == 0;"
+        f" unsigned o = flip ? {b} : {a}, n = flip ? {a} : {b}, ln = flip ? {la} : {lb}; size_t L = in->len[o], m = 2 + sc_below(&sr, 15);"
+        " if (m > in->len[n]) m = in->len[n];"
+        " if (m >= 2 && L >= SC_SEAM + m) { size_t top = SC_SEAM; while (2 * top <= L - m + 1) top *= 2;"
+        " size_t step = top, at; if (sc_below(&sr, 4) == 0) { unsigned j = 0; while ((SC_SEAM << (j + 1)) <= top) j++;"
+        " step = SC_SEAM << sc_below(&sr, j + 1); }"
+        " at = step * (1 + sc_below(&sr, (L - m + 1) / step)) - 1 - sc_below(&sr, m - 1);"
+        f" {et} *nd = ({et} *)in->pv[n], *hay = ({et} *)in->pv[o];"
+        f" for (size_t t = 0; t < m; t++) nd[t] = ({et})sc_next(&sr);"
+        f" memcpy(hay + at, nd, m * sizeof({et})); in->len[n] = m; in->iv[ln] = m; }} }}"
+    ]

@@ -19,6 +19,7 @@ from .plan_model import (
     DEFAULT_MAX_LEN,
     DEFAULT_MAX_STRING,
     LENGTH_NAME,
+    LONG_BYTES,
     LONG_LEN,
     LONG_STRIDE,
     MAX_INT_REGS,
@@ -27,6 +28,7 @@ from .plan_model import (
     OUTPUT_FUNCTIONS,
     OWNED_DATA,
     PROBE_MAX,
+    SEAM,
     TRAP,
     OwnedPlan,
     ParamPlan,
@@ -169,7 +171,8 @@ def make_plan(sig: Signature | None, bounds: dict | None = None) -> Plan:
 
 def _long_lengths(plans: list[ParamPlan]) -> None:
     """The length of the long inputs of each array sized by a length parameter, where the user gave no
-    bound: LONG_LEN, or the most its length parameter's type holds, if that is past DEFAULT_MAX_LEN."""
+    bound: LONG_LEN, or the most its length parameter's type holds, or LONG_BYTES' worth, if that is past
+    DEFAULT_MAX_LEN."""
     for p in plans:
         if p.role == "cstring" and p.hi is None and not p.probe:
             p.long_len = LONG_LEN
@@ -182,7 +185,7 @@ def _long_lengths(plans: list[ParamPlan]) -> None:
         most = (1 << (q.bits - 1)) - 1 if q.signed else (1 << q.bits) - 1
         if q.hi is not None:
             most = min(most, int(q.hi))
-        longest = min(LONG_LEN, most)
+        longest = min(LONG_LEN, most, LONG_BYTES // max(1, p.element.bits // 8))
         if longest > p.max_len:
             p.long_len = longest
 
@@ -211,10 +214,18 @@ def long_inputs(plan: Plan, n_edge: int, n_random: int) -> dict[int, int]:
     for k in range(n_random // LONG_STRIDE):
         i = n_edge + k * LONG_STRIDE + LONG_STRIDE - 1
         sizes = []
+        h = _mix(i ^ 0x10B6)
         for p in longs:
-            base = p.max_len << min(k - 1, 20) if k else 0
-            h = _mix(i ^ 0x10B6)
-            n = (2 * base if (h >> 40) & 1 else base + 1 + h % base) if k else p.long_len
+            if k == 0:
+                n = p.long_len
+            elif k == 1:
+                n = p.long_len - p.long_len // 2 + h % (p.long_len // 2 + 1)
+            else:
+                o = 0
+                while o < 40 and p.max_len << (o + 1) < p.long_len:
+                    o += 1
+                base = p.max_len << (k - 2) % (o + 1)
+                n = 2 * base if (h >> 40) & 1 else base + 1 + h % base
             sizes.append(min(p.long_len, n))
         if sizes:
             out[i] = max(sizes)
@@ -389,8 +400,10 @@ def describe(plan: Plan) -> str:
 
 
 __all__ = [
+    "LONG_BYTES",
     "LONG_LEN",
     "LONG_STRIDE",
+    "SEAM",
     "OUTPUT_FUNCTIONS",
     "OWNED_DATA",
     "OwnedPlan",

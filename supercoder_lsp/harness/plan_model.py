@@ -52,13 +52,21 @@ OUTPUT_FUNCTIONS = frozenset(
 DEFAULT_MAX_LEN = 4096  # arrays: well past every vector width and unroll factor
 
 
-# A few random inputs are far longer (one in LONG_STRIDE: 8 of 100,000): a candidate whose 16-bit lane sums
-# overflow only past a few thousand elements is wrong there. The first one is LONG_LEN elements long (or as
-# long as its length parameter's type allows), the others double from DEFAULT_MAX_LEN up to it.
-LONG_LEN = 1 << 20
+# A few random inputs are far longer (one in LONG_STRIDE: 16 of 100,000): a candidate whose 16-bit lane sums
+# overflow only past a few thousand elements is wrong there, and so is one that counts in 21 bits or works in
+# pieces of 1 MiB (inputs_buffers.py: its text and needles cross the pieces' ends). The first one is LONG_LEN
+# elements long (or as long as its length parameter's type allows, or LONG_BYTES), the second a random length
+# in the top half of that, the others double from DEFAULT_MAX_LEN up to it.
+LONG_LEN = 1 << 22
+LONG_BYTES = 1 << 25  # 32 MiB: an array of doubles LONG_LEN long
 
 
-LONG_STRIDE = 12_500
+LONG_STRIDE = 6_250
+
+
+# where a long input's text gets a character of two to four bytes across, and where a needle searched for in
+# it lies across: every multiple of SEAM elements (the ends of the pieces a program cuts a buffer into)
+SEAM = 1 << 12
 
 
 # where a generated function pointer points (a struct's, or a parameter's): never mapped, so a call of it

@@ -79,7 +79,10 @@ change to what is checked (screens, harness inputs, ABI checks, comparisons, tim
 #    35-36: a candidate's own constants get their own inputs; NaNs compare as one where two may meet; records,
 #    UTF-8 edges, one read-only array inside another.
 #    37: the repeated input's calls are budgeted in CPU time, not wall time (a busy machine made fewer).
-VERIFIER_VERSION = 37
+#    38: long inputs up to 2^22 elements (32 MiB), one in 6,250; the second one in the top half of that; the
+#    odd ones of byte arrays text crossed at every 4,096 elements by a character of two to four bytes; a
+#    needle copied into its haystack across a power of two.
+VERIFIER_VERSION = 38
 
 # What verification does not establish, said next to every claim (the CLI's notes, the JSON report).
 LIMITS = (
@@ -154,10 +157,14 @@ LIMITS = (
     "generated inputs run single-stepped (48 a run, at most 256 bytes of buffers, and 8 of one input in 256 "
     "with up to 8 KiB), else only where the end lies against a guard page",
     "generated arrays hold at most 4,096 elements (C strings 1,024) but on one random input in 64 up to four "
-    "times that, and on one random input in 12,500 (8 of 100,000), where an array sized by a length parameter or a C string gets up to 1,048,576 (or what the "
-    "length's type holds): one such input the longest, the others one in each octave past 4,096 (4,097-8,192, "
-    "...), one in two the octave's top (a power of two); the report says the longest the original finished. An array with no length parameter and a struct "
-    "are never long, and a slow original may finish none",
+    "times that, and on one random input in 6,250 (16 of 100,000), where an array sized by a length parameter or "
+    "a C string gets up to 4,194,304 (or what the length's type holds, or 32 MiB): one such input the longest, "
+    "one a random length in the top half of that, the others one in each octave past 4,096 (4,097-8,192, ...), "
+    "one in two the octave's top (a power of two); the report says the longest the original finished. Long "
+    "texts have a character of two to four bytes across every multiple of 4,096 bytes, and a needle lies across "
+    "a power of two in its haystack; other data is not made to cross a piece's end, a candidate wrong only past "
+    "4,194,304 elements (a length truncated to 32 bits) is not seen. An array with no length parameter and a "
+    "struct are never long, and a slow original may finish none",
     "whole-program timing runs the -O3 program and the candidate's under one sandbox, where a workload may read "
     "the files it names and open nothing else; only runs that end with the -O3 program's exit status and output "
     "count; a program speedup beyond what the function's share of the instructions allows (callgrind, taking "

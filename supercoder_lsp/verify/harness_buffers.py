@@ -23,8 +23,8 @@ def buffer_bytes(plan: Plan, k: int, nul: bool = True) -> str:
 
 
 def _read_only(plan: Plan) -> str:
-    """sc_ro_begin: on one input in four, each buffer behind a const pointer read-only for the call, where its
-    guard region holds no other parameter's buffer (sc_rt.h's sc_ro_protect says why)."""
+    """sc_ro_begin: on one input in four, each buffer behind a const pointer read-only for the call (the pages
+    it lies on), where its guard region holds no other parameter's buffer (sc_rt.h's sc_ro_protect says why)."""
     bufs = [k for k, p in enumerate(plan.params) if p.role in ("array", "cstring")]
     const = [k for k in bufs if plan.params[k].ctype.startswith("const")]
     lines = ["static void sc_ro_begin(const sc_input *in) {"]
@@ -32,7 +32,9 @@ def _read_only(plan: Plan) -> str:
         lines.append("    if (sc_mix(sc_cur ^ 0xc0517ULL) & 3) return;")
     for k in const:
         shared = " || ".join(within(j, k) for j in bufs if j != k) or "0"
-        lines.append(f"    if ({within(k, k)} && !({shared})) sc_ro_protect(sc_g[{k}].base, sc_g[{k}].cap);")
+        lines.append(
+            f"    if ({within(k, k)} && !({shared})) sc_ro_span(&sc_g[{k}], in->pv[{k}], {buffer_bytes(plan, k)});"
+        )
     lines.append("}")
     return "\n".join(lines)
 

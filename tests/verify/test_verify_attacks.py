@@ -42,8 +42,8 @@ def test_long_arrays_catch_lane_sums_that_wrap(tmp_path):
 
 def test_lengths_just_past_the_usual_most_are_checked(tmp_path):
     """Wrong only on 4,097 to 8,191 elements: the long inputs cover every octave past 4,096, the first one
-    (4,097 to 8,192) included; they started at 8,192."""
-    h, chk = verdict(tmp_path, "sum_ints.c", "sum_ints_between_lengths.c", "sum_ints", n_random=2 * LONG_STRIDE)
+    (4,097 to 8,192, the third long input) included; they started at 8,192."""
+    h, chk = verdict(tmp_path, "sum_ints.c", "sum_ints_between_lengths.c", "sum_ints", n_random=3 * LONG_STRIDE)
     assert (chk.ok, chk.reason) == (False, "wrong-output"), chk.detail
 
 
@@ -415,3 +415,20 @@ def test_a_candidate_wrong_on_one_value_its_code_holds_is_rejected(tmp_path, ori
     h, chk = verdict(tmp_path, original, wrong, name)
     assert (chk.ok, chk.reason) == (False, "wrong-output"), chk.detail
     assert "constants its code holds" in chk.detail
+
+
+@pytest.mark.parametrize(
+    "original, wrong, name",
+    [
+        ("utf8_valid.c", "utf8_valid_pieces.c", "utf8_valid"),  # a character across a 1 MiB piece's end
+        ("find_bytes.c", "find_bytes_windows.c", "find_bytes"),  # a match across a 1 MiB window's end
+        ("sum_ints.c", "sum_ints_past_2m.c", "sum_ints"),  # wrong past 2^21 elements alone
+    ],
+)
+def test_work_done_in_pieces_past_a_mebibyte_is_checked_across_their_ends(tmp_path, original, wrong, name):
+    """Each one is right on every input of up to 2^20 elements: it works in pieces of 1 MiB (or counts in 21
+    bits) and is wrong only where a character or a match crosses a piece's end, or past 2^21. The long inputs
+    go past 2^21, and their text, and a needle searched for in them, cross the ends of every piece of 64 KiB
+    that a program's buffers would be cut into."""
+    h, chk = verdict(tmp_path, original, wrong, name)
+    assert (chk.ok, chk.reason) == (False, "wrong-output"), chk.detail
