@@ -81,7 +81,8 @@ change to what is checked (screens, harness inputs, ABI checks, comparisons, tim
 #    37: the repeated input's calls are budgeted in CPU time, not wall time (a busy machine made fewer).
 #    38: long inputs up to 2^22 elements (32 MiB), one in 6,250; the second one in the top half of that; the
 #    odd ones of byte arrays text crossed at every 4,096 elements by a character of two to four bytes; a
-#    needle copied into its haystack across a power of two.
+#    needle copied into its haystack across a power of two. A flipped (priming) copy of an input called from
+#    the harness's C goes through the trampoline; AC, NT, DF and TF cleared after every call.
 VERIFIER_VERSION = 38
 
 # What verification does not establish, said next to every claim (the CLI's notes, the JSON report).
