@@ -78,7 +78,12 @@ def options_page() -> str:
 
     opts = [d for d in options.declared() if d.spec.flags or d.spec.setting]
     effective = options.Options()
-    commands = {"optimize": None, "replace": options.REPLACE_OPTIONS, "eval": options.EVAL_OPTIONS}
+    commands = {
+        "optimize": None,
+        "replace": options.REPLACE_OPTIONS,
+        "check": options.REPLACE_OPTIONS,
+        "eval": options.EVAL_OPTIONS,
+    }
 
     out = [HEADER.format(src="supercoder_lsp/options.py and supercoder_lsp/lsp/settings.py")]
     out.append("# Options and settings\n\n")

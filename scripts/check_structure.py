@@ -27,7 +27,7 @@ DEBT = {
     "asm/parse.py:parse": 62,
     "build/debuginfo.py:ctype_of": 82,
     "build/project.py:project_library": 65,
-    "cli.py:parser": 82,
+    "cli.py:parser": 68,
     "harness/inputs_c.py:render_inputs": 152,
     "harness/inputs_records.py:_owned": 63,
     "harness/inputs_buffers.py:_buffer": 134,

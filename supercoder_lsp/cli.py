@@ -23,12 +23,12 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from . import __version__, build, options
+from . import __version__, build, options, replaced_cli
 from .model import Report
 from .optimize.pipeline import Pipeline
 from .options import InputError
 from .results import headline, inputs_summary
-from .serialize import function_to_json, replacement_to_json, report_to_json
+from .serialize import function_to_json, report_to_json
 from .tools import ToolMissing
 from .verify.sandbox import SandboxUnavailable
 
@@ -60,21 +60,7 @@ def parser() -> argparse.ArgumentParser:
     )
     o.add_argument("-o", "--output", type=Path, help="also write the JSON report to this file")
     o.add_argument("--progress-jsonl", action="store_true", help=argparse.SUPPRESS)  # for the language server's workers
-    r = sub.add_parser(
-        "replace",
-        help="replace a function's C with verified assembly (C kept under #else)",
-        epilog="Exit codes: 0 verified (and written with --write), 5 not verified or not faster, "
-        "2 bad input, 3 missing tool, 4 the file does not compile.",
-    )
-    r.add_argument("file", type=Path)
-    r.add_argument("-f", "--function", required=True)
-    r.add_argument("--assembly", type=Path, required=True, help="the verified assembly of the function (a .s file)")
-    r.add_argument("--note", default="verified replacement", help="text for the comment above the block")
-    options.add_arguments(r, only=options.REPLACE_OPTIONS)
-    r.add_argument(
-        "--write", action="store_true", help="write the edited file (atomically) when it verifies and is faster"
-    )
-    r.add_argument("--json", action="store_true")
+    replaced_cli.add_parsers(sub)
     e = sub.add_parser(
         "eval",
         help="proposers best-of-N over a dataset: compile and correct rates, speedups (paper's and ours)",
@@ -117,60 +103,6 @@ def parser() -> argparse.ArgumentParser:
     x.add_argument("--format", choices=("sft", "rl"), default="sft")
     x.add_argument("--dataset", type=Path, help="the dataset the reports ran on (default: as each report names it)")
     return p
-
-
-def _with_compiled_types(path: Path, functions: list, name: str, cfg, work: Path):
-    """The function named `name` (in the text, or as the compiler names it where a macro renames it) with
-    the compiler's name and the signature it saw (as `optimize` plans it); as parsed when the -g build
-    fails; None where the file defines no such function."""
-    import dataclasses
-
-    from .build.debuginfo import compile_debug_object, compiled_functions
-    from .optimize.selection import compiled_names
-
-    try:
-        compile_debug_object(path, cfg, work / "debug.o")
-    except build.BuildError:
-        return next((f for f in functions if f.name == name), None)
-    compiled = compiled_functions(work / "debug.o")
-    fn = next((f for f in compiled_names(functions, compiled, path) if name in (f.name, f.source_name)), None)
-    cf = compiled.get(fn.name) if fn else None
-    return dataclasses.replace(fn, signature=cf.signature) if fn and cf else fn
-
-
-def replace_cmd(a: argparse.Namespace) -> int:
-    import tempfile
-
-    from .optimize import replace
-    from .source import parse_functions
-
-    text = a.file.read_text(errors="replace") if a.file.is_file() else None
-    if text is None:
-        raise InputError(f"'{a.file}' does not exist or is not a file")
-    asm = a.assembly.read_text()
-    opts = options.from_namespace(a)
-    cfg = build.resolve(a.file, compiler=opts.compiler, flags=opts.flags)
-    with tempfile.TemporaryDirectory(prefix="supercoder-replace-") as work:
-        fn = _with_compiled_types(a.file, parse_functions(text), a.function, cfg, Path(work))
-        if fn is None:
-            raise InputError(f"no function named {a.function} in {a.file}")
-        try:
-            edited = replace.render(text, fn, asm, a.note)
-        except replace.ReplaceError as e:
-            raise InputError(str(e)) from e
-        res = replace.check(a.file, fn, edited, cfg, Path(work), n_random=opts.n_random)
-    res.edited = edited
-    if a.write and res.ok and res.faster:
-        tmp = a.file.with_name(f".{a.file.name}.supercoder-tmp")
-        tmp.write_text(edited)
-        os.replace(tmp, a.file)  # never a half-written source file
-        res.written = True
-    if a.json:
-        sys.stdout.write(json.dumps(replacement_to_json(res)) + "\n")
-    else:
-        head = "verified" if res.ok and res.faster else "verified but not faster" if res.ok else "not verified"
-        print(f"{head}: {res.detail}" + (f"; wrote {a.file}" if res.written else ""))
-    return EXIT_OK if res.ok and res.faster else EXIT_NOT_VERIFIED
 
 
 def _speed(c) -> str:
@@ -370,8 +302,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if a.command == "optimize":
             return optimize(a)
-        if a.command == "replace":
-            return replace_cmd(a)
+        if a.command in replaced_cli.COMMANDS:
+            return replaced_cli.run(a)
         if a.command == "eval":
             return eval_cmd(a)
         if a.command == "export":

@@ -25,14 +25,15 @@ import hashlib
 import re
 from pathlib import Path
 
-from .. import build
+from .. import build, tools
 from ..asm.cut import cut_function, rename_local_labels
 from ..asm.features import required_cpu_flags
 from ..harness.plan import make_plan
 from ..measure.interleaved import InterleavedTimer, TimingError, TimingSetup
 from ..model import BuildConfig, CFunction, ReplacementCheck
 from ..source import declaration_of
-from ..source.replaced import MARKER
+from ..source.replaced import MARKER, asm_fingerprint, c_fingerprint, evidence_line
+from ..verify import VERIFIER_VERSION
 from ..verify.function_check import FunctionHarness
 from ..verify.probe import probe_sizes
 
@@ -98,8 +99,29 @@ def asm_block(fn_name: str, asm: str) -> str:
     return "__asm__(\n" + "\n".join("    " + _c_string(ln) for ln in lines) + "\n);"
 
 
-def render(source: str, fn: CFunction, asm: str, note: str) -> str:
-    """The whole edited source text."""
+def evidence(original: str, asm: str, cfg: BuildConfig, claim: str, level: str) -> dict:
+    """What a replacement was verified with, for its block's evidence line: the C under #else (its tokens'
+    fingerprint), the compiler (its --version line) and flags, the verifier, the CPU features the assembly
+    needs, the claim and how far it was established (source/replaced.py); render() adds the fingerprint of
+    the assembly as written."""
+    return {
+        "c": c_fingerprint(original),
+        "cc": tools.version(cfg.compiler),
+        "flags": " ".join(cfg.flags),
+        "verifier": VERIFIER_VERSION,
+        "features": sorted(required_cpu_flags(asm)),
+        "claim": claim,
+        "evidence": level,
+    }
+
+
+def claim_of(res: ReplacementCheck) -> str:
+    """The evidence line's claim: the rebuilt function's speedup and interval."""
+    return f"{res.speedup:.2f}x (95% CI {res.ci[0]:.2f}-{res.ci[1]:.2f})" if res.speedup and res.ci else "not timed"
+
+
+def render(source: str, fn: CFunction, asm: str, note: str, proof: dict | None = None) -> str:
+    """The whole edited source text; `proof` (evidence()) its evidence line."""
     if fn.is_static or fn.is_inline:
         raise ReplaceError(
             f"'{fn.name}' is static or inline: replacing it with a top-level assembly block would "
@@ -108,10 +130,10 @@ def render(source: str, fn: CFunction, asm: str, note: str) -> str:
     data = source.encode("utf-8", "surrogatepass")
     original = data[fn.start_byte : fn.end_byte].decode("utf-8", "surrogatepass")
     proto = declaration_of(fn, data).strip()
-    block = (
-        f"#if {guard(asm)}\n/* supercoder: {note}. {MARKER} */\n"
-        f"{proto}\n{asm_block(fn.name, asm)}\n#else\n{original}\n#endif"
-    )
+    code = asm_block(fn.name, asm)
+    literals = code.removeprefix("__asm__(\n").removesuffix("\n);")
+    line = f"{evidence_line({**proof, 'asm': asm_fingerprint(literals)})}\n" if proof else ""
+    block = f"#if {guard(asm)}\n/* supercoder: {note}. {MARKER} */\n{line}{proto}\n{code}\n#else\n{original}\n#endif"
     return (
         data[: fn.start_byte].decode("utf-8", "surrogatepass")
         + block

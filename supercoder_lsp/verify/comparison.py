@@ -29,6 +29,7 @@ from .records import Check, Records, first_byte_difference
 from .sandbox import RunResult, run_limited
 from .self_check import SelfChecked
 
+SC_CDICT_MAX = 64  # harness/sc_cdict.h: the most constants a pass draws from
 CONSTANT_INPUTS = 2048  # generated inputs of a candidate's own pass, drawn from its constants (_own_constants)
 
 
@@ -83,12 +84,19 @@ class Compared(SelfChecked):
 
     def _own_constants(self, exe: Path, cand_obj: Path, timeout: float) -> Check | None:
         """A pass of CONSTANT_INPUTS generated inputs drawn from the constants the candidate's code holds and
-        the original's does not (asm/immediates.py, harness/sc_cdict.h), run by the original and by the
-        candidate: a candidate wrong on one value alone (a hash's seed == 5381) holds that value, and no
-        random draw meets it. None where it has no such constants or gives the original's results there."""
+        the original's does not, and those the original's holds and the candidate's does not
+        (asm/immediates.py, harness/sc_cdict.h), run by the original and by the candidate: a candidate wrong
+        on one value alone (a hash's seed == 5381) holds that value, one that drops the original's special
+        case (x == 1000003) lacks it, and no random draw meets either. None where there are no such
+        constants or it gives the original's results there."""
         if self.only_recorded or self.n_random < 2:
             return None
-        own = [c for c in object_constants(cand_obj) if c not in self.base_constants]
+        cand = object_constants(cand_obj)
+        mine = [c for c in cand if c not in self.base_constants]
+        dropped = [c for c in self.base_constants if c not in set(cand)]
+        half = SC_CDICT_MAX // 2  # each side its half, the rest to the other where one has fewer
+        own = mine[: max(half, SC_CDICT_MAX - len(dropped))] + dropped[: max(half, SC_CDICT_MAX - len(mine))]
+        own = own[:SC_CDICT_MAX]
         if not own:
             return None
         none = self.dir / "skip.none.bin"
@@ -122,7 +130,8 @@ class Compared(SelfChecked):
         return Check(
             False,
             verdict.reason,
-            f"{verdict.detail} (an input drawn from the constants its code holds and the original's does not: {shown})",
+            f"{verdict.detail} (an input drawn from the constants its code holds and the original's does not, "
+            f"or the original's that its code does not hold: {shown})",
             verdict.inputs + start,
         )
 

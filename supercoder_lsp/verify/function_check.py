@@ -69,7 +69,7 @@ class FunctionHarness(EarlyLook, Compared):
         self._build_runtime()
         exe = self.link(base_obj, "baseline")
         self.base_exe = exe
-        self.base_constants = frozenset(object_constants(base_obj))
+        self.base_constants = object_constants(base_obj)
         state = MODE_PROGRAM_STATE if self.n_states else 0
         modes = (MODE_RANDOM_GLOBALS | state, state) if self.support else (0,)
         self._reads_past_early(exe, modes)

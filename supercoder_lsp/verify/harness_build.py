@@ -94,7 +94,7 @@ class HarnessBase:
         self.not_run = 0  # generated inputs past that budget: not run, not compared
         self.obj: Path | None = None  # the harness's compiled object (in the folder's objects), once built
         self.link_flags = link_flags  # what the function needs from the rest of the project (libraries)
-        self.base_constants: frozenset[int] = frozenset()  # the original's immediates (asm/immediates.py)
+        self.base_constants: tuple[int, ...] = ()  # the original's immediates (asm/immediates.py), in order
         self.constant_bases: dict[str, Records] = {}  # the original's records of a pass of constants, by them
         self.show_from = 0  # _show: the input of record 0 (a pass from a later input) ...
         self.show_env: dict[str, str] = {}  # ... and its environment
