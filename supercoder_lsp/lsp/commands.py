@@ -7,13 +7,16 @@ so editors need no C parser of their own.
 
 from __future__ import annotations
 
+import asyncio
 import sys
 
 from lsprotocol import types
 
-from .. import __version__
+from .. import __version__, build
+from ..optimize.staleness import refreshed, reverify
 from ..source import function_at, parse_functions
-from . import present
+from ..source.replaced import blocks
+from . import present, stale
 from .jobs import FunctionJob
 from .language_server import SupercoderServer, fs_path
 from .settings import as_dict
@@ -211,3 +214,49 @@ def info(ls: SupercoderServer):
         "cacheDir": str(ls.settings.run.cache_dir or default_dir()),
         "jobs": jobs,
     }
+
+
+@command("supercoder.reverify")
+async def reverify_command(ls: SupercoderServer, uri: str, name: str):
+    """Re-verify a replaced function's assembly against the C under its #else, as `supercoder check --fix`
+    does: where it passes, its evidence line is renewed (an edit of the document); else the user is told
+    the input it is wrong on."""
+    doc = ls.workspace.get_text_document(uri)
+    text, path = doc.source, fs_path(uri)
+    block = next((b for b in blocks(text) if b.name == name), None)
+    if block is None:
+        ls.window_show_message(
+            types.ShowMessageParams(type=types.MessageType.Info, message=f"supercoder: {name} is not replaced here")
+        )
+        return False
+    cfg = build.resolve(path)
+    res = await asyncio.to_thread(reverify, path, text, block, cfg, ls.settings.run.n_random)
+    if not res.ok:
+        ls.window_show_message(
+            types.ShowMessageParams(
+                type=types.MessageType.Warning,
+                message=f"supercoder: {name}'s assembly is wrong for the C below it: {res.detail}. Revert it to C.",
+            )
+        )
+        return False
+    new = refreshed(text, block, cfg, res)
+    edit = types.WorkspaceEdit(
+        document_changes=[
+            types.TextDocumentEdit(
+                text_document=types.OptionalVersionedTextDocumentIdentifier(uri=uri, version=doc.version),
+                edits=[
+                    types.TextEdit(
+                        range=stale.block_range(text, block),
+                        new_text=new[block.start : block.end + len(new) - len(text)],
+                    )
+                ],
+            )
+        ]
+    )
+    applied = await ls.workspace_apply_edit_async(types.ApplyWorkspaceEditParams(edit=edit, label=f"Re-verify {name}"))
+    ls.window_show_message(
+        types.ShowMessageParams(
+            type=types.MessageType.Info, message=f"supercoder: {name} re-verified ({res.detail}); evidence renewed"
+        )
+    )
+    return bool(applied and applied.applied)

@@ -16,7 +16,7 @@ from ..hotness import rank
 from ..model import FunctionResult
 from ..source import parse_functions
 from ..source.replaced import replaced_functions
-from . import present
+from . import present, stale
 from .jobs import DEBOUNCE_SECONDS, Jobs, ProgressSink, text_hash
 from .settings import Settings, resolve
 
@@ -138,6 +138,7 @@ class SupercoderServer(LanguageServer):
             text = ""
         errors = {name: job.error for name, job in self.jobs.results(uri).items() if job.error}
         diags = present.diagnostics(text, self.results_for(uri), self.settings, errors, self.jobs.pending(uri))
+        diags += stale.diagnostics(uri, fs_path(uri), text)  # replaced functions whose C or build changed
         version = doc.version if doc else None
         if self._published.get(uri) != (version, diags):  # unchanged diagnostics are not sent again
             self._published[uri] = (version, diags)
@@ -164,6 +165,8 @@ class SupercoderServer(LanguageServer):
         done = replaced_functions(text)  # already verified assembly: its C fallback is left alone
         functions = [f for f in parse_functions(text) if f.name not in done]
         if done and self.jobs.invalidate(uri, {f.name: text_hash(f.text) for f in functions}):
+            self.results_changed(uri)
+        elif done:  # whether each replaced function still stands for its C
             self.results_changed(uri)
         if self.results_for(uri):  # cached results show at once
             self.results_changed(uri)

@@ -16,7 +16,7 @@ import sys
 from lsprotocol import types
 
 from .. import __version__
-from . import present
+from . import present, stale
 from .commands import COMMANDS
 from .language_server import SupercoderServer, fs_path
 
@@ -96,13 +96,17 @@ def code_lens(ls: SupercoderServer, params: types.CodeLensParams):
 
 
 @server.feature(
-    types.TEXT_DOCUMENT_CODE_ACTION, types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.RefactorRewrite])
+    types.TEXT_DOCUMENT_CODE_ACTION,
+    types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.RefactorRewrite, types.CodeActionKind.QuickFix]),
 )
 def code_action(ls: SupercoderServer, params: types.CodeActionParams):
     uri = params.text_document.uri
     doc = ls.workspace.get_text_document(uri)
     reps = {n: (j.replacement, j.source_hash) for n, j in ls.jobs.results(uri).items()}
-    return present.code_actions(uri, doc.version, doc.source, ls.results_for(uri), ls.settings, params.range, reps)
+    out = stale.code_actions(uri, doc.version, fs_path(uri), doc.source, params.range)  # replaced functions
+    return out + present.code_actions(
+        uri, doc.version, doc.source, ls.results_for(uri), ls.settings, params.range, reps
+    )
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -4,6 +4,7 @@ driven by pytest-lsp with VS Code's and Neovim's client capabilities."""
 from __future__ import annotations
 
 import asyncio
+import functools
 import shutil
 import subprocess
 import sys
@@ -494,3 +495,71 @@ async def test_a_function_a_macro_renames_shows_its_verdict_where_the_text_defin
         assert "inputs: 2,267 generated; they run 100% of its 3 lines" in text and "not compiled" not in text, text
     finally:
         cfg.unlink()
+
+
+@functools.cache
+def replaced_source() -> str:
+    """tests/fixtures/lsp/popcount.c with popcount replaced by the SWAR assembly (`supercoder replace --write`)."""
+    d = WORK / "replaced-source"
+    d.mkdir(parents=True, exist_ok=True)
+    shutil.copy(FIXTURES / "lsp" / "popcount.c", d / "popcount.c")
+    swar = FIXTURES / "lsp" / "cands" / "popcount" / "swar.s"
+    cmd = [sys.executable, "-m", "supercoder_lsp.cli", "replace", str(d / "popcount.c"), "-f", "popcount"]
+    subprocess.run([*cmd, "--assembly", str(swar), "--inputs", "5000", "--write"], check=True, timeout=300)
+    return (d / "popcount.c").read_text()
+
+
+def _applied(text: str, edit: types.TextEdit) -> str:
+    lines = text.split("\n")
+    offset = lambda p: sum(len(x) + 1 for x in lines[: p.line]) + p.character  # noqa: E731 (ASCII text)
+    return text[: offset(edit.range.start)] + edit.new_text + text[offset(edit.range.end) :]
+
+
+async def test_a_replaced_function_whose_c_changed_is_stale_with_revert_and_reverify(client: LanguageClient):
+    """The C under a replaced function's #else edited (the same behaviour, other tokens): a Warning on the
+    block says the assembly no longer matches it; Revert to C gives back the C, as edited; Re-verify checks
+    the assembly against it and renews the block's evidence line."""
+    edits = []
+
+    @client.feature(types.WORKSPACE_APPLY_EDIT)
+    def apply(params: types.ApplyWorkspaceEditParams):
+        edits.append(params)
+        return types.ApplyWorkspaceEditResult(applied=True)
+
+    old, new = "c += (x >> i) & 1;", "c += (int)((x >> i) & 1);"
+    head, rest = replaced_source().split("#else\n", 1)
+    text = f"{head}#else\n{rest.replace(old, new, 1)}"
+    path = WORK / f"stale-{id(client)}" / "popcount.c"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    uri = open_doc(client, path)
+
+    async def warned() -> types.Diagnostic:
+        while True:
+            found = [d for d in client.diagnostics.get(uri) or [] if d.code == "stale-replacement"]
+            if found:
+                return found[0]
+            await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+
+    d = await asyncio.wait_for(warned(), 60)
+    assert d.severity == types.DiagnosticSeverity.Warning and "the C under #else changed" in d.message, d.message
+    assert text.split("\n")[d.range.start.line].startswith("#if ")
+    actions = await client.text_document_code_action_async(
+        types.CodeActionParams(
+            text_document=types.TextDocumentIdentifier(uri=uri),
+            range=d.range,
+            context=types.CodeActionContext(diagnostics=[d]),
+        )
+    )
+    by_title = {a.title: a for a in actions or []}
+    revert = by_title["Revert popcount to C"]
+    assert "Re-verify popcount's assembly against the C below" in by_title
+    reverted = _applied(text, revert.edit.document_changes[0].edits[0])
+    assert reverted == (FIXTURES / "lsp" / "popcount.c").read_text().replace(old, new, 1)
+    ok = await client.workspace_execute_command_async(
+        types.ExecuteCommandParams(command="supercoder.reverify", arguments=[uri, "popcount"])
+    )
+    assert ok is True
+    renewed = _applied(text, edits[-1].edit.document_changes[0].edits[0])
+    evidence = [ln for ln in renewed.split("\n") if "supercoder-evidence" in ln]
+    assert len(evidence) == 1 and evidence[0] not in text and new in renewed
