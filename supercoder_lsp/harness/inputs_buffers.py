@@ -29,6 +29,11 @@ def _long_inputs() -> list[str]:
         "static inline int __attribute__((unused)) sc_long_text(uint64_t i) {",
         "    return sc_long_for(i) && ((i - SC_NEDGE) / SC_LONG_STRIDE & 1);",
         "}",
+        "/* the long inputs whose k is 2 mod 4: every integer element the most its type holds, every integer",
+        "   argument near its type's most (a checksum's sums that overflow only over a long run of 0xff bytes) */",
+        "static inline int __attribute__((unused)) sc_long_extreme(uint64_t i) {",
+        "    return sc_long_for(i) && ((i - SC_NEDGE) / SC_LONG_STRIDE & 3) == 2;",
+        "}",
         "static inline size_t __attribute__((unused)) sc_long_len(uint64_t i, size_t lo, size_t most) {",
         "    uint64_t k = (i - SC_NEDGE) / SC_LONG_STRIDE, h = sc_mix(i ^ 0x10b6ULL);",
         "    if (k == 0) return most;",
@@ -78,14 +83,7 @@ def _buffer(plan: Plan, k: int, p: ParamPlan, ne: int) -> list[str]:
         f" : sc_rand_len(&r, {lo}, {p.max_len}));",
         f"    int pat{k} = edge ? (int)(e{k} % 3) : (int)(sc_below(&r, 4) == 0 ? 1 : 2);",
     ]
-    if _long(p):
-        # besides the long inputs, one random input in 64 a length past the usual most, up to four times it
-        # (a candidate wrong only where n % 4096 lies in 32..63 passed the one long input in each octave)
-        out.append(
-            f"    if (sc_long_ok && !edge && (sc_mix(i ^ (0x10b7ULL + {k})) & 63) == 0)"
-            f" L{k} = {p.max_len + 1} + (size_t)(sc_mix(i ^ (0x10b8ULL + {k})) % {min(3 * p.max_len, _long(p) - p.max_len)});"
-        )
-        out.append(f"    if (sc_long_for(i)) L{k} = sc_long_len(i, {p.max_len}, {_long(p)});")
+    out += _longer(k, p) + _number_drawn(k, p)
     longest = f"(sc_long_ok ? {max(p.max_len, _long(p))} : {p.max_len})"
     out.append(
         f"    if (dict && sc_below(&dr, 4) == 0) {{ uint64_t v = sc_cdict_draw(&dr); if (v >= {lo} && v <= {longest}) L{k} = v; }}"
@@ -108,7 +106,10 @@ def _buffer(plan: Plan, k: int, p: ParamPlan, ne: int) -> list[str]:
         out.append("    }")
     if p.role == "array":
         et = p.element.ctype
-        out.append(f"    {et} *a{k} = sc_guard_place(&sc_g[{k}], L{k} * sizeof({et}), at_start);")
+        out.append(
+            f"    {et} *a{k} = sc_guard_place_mis(&sc_g[{k}], L{k} * sizeof({et}), at_start, {'0' if p.record else f'sizeof({et})'},"
+            f" sc_mix(i ^ (0xa119ULL + {k})));"
+        )
         out.append(f"    {et} fill{k}; {_elem_gen(p.element, f'fill{k}')}")
         if p.element.role == "int":  # one bit length per array, cheap draws per element
             out.append(
@@ -167,7 +168,7 @@ def _buffer(plan: Plan, k: int, p: ParamPlan, ne: int) -> list[str]:
             )
             if p.element.bits in (8, 16):
                 out.append(_array_text(k, p))
-        out += _candidate_elements(k, p)
+        out += _extreme(k, p) + _candidate_elements(k, p)
         out += _record_fields(k, p, bool(plan.constants), plan)
         if p.null_offsets:
             out.append(f"    sc_nullptrs{k}(a{k});")
@@ -176,10 +177,11 @@ def _buffer(plan: Plan, k: int, p: ParamPlan, ne: int) -> list[str]:
             out.append(
                 f"    if (pat{k} == 2) {{ const void *w = sc_st{k}_{i}[{pick}]; memcpy((unsigned char *)a{k} + {off}, &w, 8); }}"
             )
-        out += _own_data(plan, k, p)
-        out += _owned(plan, k, p)
+        out += _own_data(plan, k, p) + _owned(plan, k, p) + _number_written(k, p)
     else:
-        out.append(f"    unsigned char *a{k} = sc_guard_place(&sc_g[{k}], L{k} + 1, at_start);")
+        out.append(
+            f"    unsigned char *a{k} = sc_guard_place_mis(&sc_g[{k}], L{k} + 1, at_start, 1, sc_mix(i ^ (0xa119ULL + {k})));"
+        )
         out.append(f'    static const char sc_alpha{k}[] = "aeiouAEIOUbcdxyz XYZ0189.,\\t";')
         out.append(
             f"    for (size_t t = 0; t < L{k}; t++) a{k}[t] = pat{k} == 0 ? (unsigned char)(32 + sc_below(&r, 95))"
@@ -201,9 +203,56 @@ def _buffer(plan: Plan, k: int, p: ParamPlan, ne: int) -> list[str]:
             f" while (*w && t < L{k}) a{k}[t++] = (unsigned char)*w++; }}{_seams(k, p)} }}"
         )
         out.append(f"    if (dict) for (int m = 1 + (int)sc_below(&dr, 2); m--;) sc_cdict_bytes(&dr, a{k}, L{k}, 1);")
+        out += _number_written(k, p)
         out.append(f"    a{k}[L{k}] = 0;")
+    out += _null_when_empty(k, p)
     out.append(f"    in->pv[{k}] = a{k}; in->len[{k}] = L{k};")
     return out
+
+
+def _longer(k: int, p: ParamPlan) -> list[str]:
+    """C: besides the long inputs, one random input in 64 a length past the usual most, up to four times it
+    (a candidate wrong only where n % 4096 lies in 32..63 passed the one long input in each octave); and the
+    long inputs' lengths (sc_long_len)."""
+    if not _long(p):
+        return []
+    return [
+        f"    if (sc_long_ok && !edge && (sc_mix(i ^ (0x10b7ULL + {k})) & 63) == 0)"
+        f" L{k} = {p.max_len + 1} + (size_t)(sc_mix(i ^ (0x10b8ULL + {k})) % {min(3 * p.max_len, _long(p) - p.max_len)});",
+        f"    if (sc_long_for(i)) L{k} = sc_long_len(i, {p.max_len}, {_long(p)});",
+    ]
+
+
+def _texty(p: ParamPlan) -> bool:
+    """A C string, or an array of bytes that is not a struct's."""
+    return p.role == "cstring" or (
+        p.role == "array" and not p.record and p.element.role == "int" and p.element.bits == 8
+    )
+
+
+def _number_drawn(k: int, p: ParamPlan) -> list[str]:
+    """C: one random input in sixteen, a byte buffer or C string is a decimal number near an edge (sc_rt.h's
+    sc_number_text), its length the number's where the bounds allow; drawn apart from `r`."""
+    if not _texty(p):
+        return []
+    return [
+        f"    char num{k}[48]; size_t nl{k} = 0; if (!edge && !sc_long_for(i) && (sc_mix(i ^ (0xdec1ULL + {k})) & 15) == 0) {{"
+        f" sc_rng nr = {{ sc_mix(i ^ (0xdec2ULL + {k})) }}; nl{k} = sc_number_text(&nr, num{k});"
+        f" if (nl{k} >= {p.lo or 0} && nl{k} <= {p.max_len}) L{k} = nl{k}; }}"
+    ]
+
+
+def _number_written(k: int, p: ParamPlan) -> list[str]:
+    """C: the number drawn (_number_drawn) at the buffer's start, over what was generated there."""
+    return [f"    if (nl{k}) memcpy(a{k}, num{k}, nl{k} < L{k} ? nl{k} : L{k});"] if _texty(p) else []
+
+
+def _null_when_empty(k: int, p: ParamPlan) -> list[str]:
+    """C: one random input in four whose array has no elements, NULL for it (a program's `f(NULL, 0)`, zlib's
+    `adler32(0, Z_NULL, 0)`: a candidate that answers NULL apart passed, no array was ever NULL)."""
+    if p.role != "array" or p.record or p.length_param is None:
+        return []
+    return [f"    if (!edge && L{k} == 0 && (sc_mix(i ^ (0x4e11ULL + {k})) & 3) == 0) a{k} = NULL;"]
 
 
 def _array_text(k: int, p: ParamPlan) -> str:
@@ -221,6 +270,15 @@ def _array_text(k: int, p: ParamPlan) -> str:
         f" while (*w && t < L{k}) {{ a{k}[t++] = ({et})*w++; if (wide && t < L{k}) a{k}[t++] = 0; }} }}"
         f"{_seams(k, p)} }}"
     )
+
+
+def _extreme(k: int, p: ParamPlan) -> list[str]:
+    """C: on a long input whose k is 2 mod 4 (sc_long_extreme), an integer array all the most its type holds."""
+    if not _long(p) or p.record or p.element.role != "int":
+        return []
+    e = p.element
+    most = f"({e.ctype})~0ULL" if not e.signed else f"({e.ctype})((1ULL << {e.bits - 1}) - 1)"
+    return [f"    if (sc_long_extreme(i)) for (size_t t = 0; t < L{k}; t++) a{k}[t] = {most};"]
 
 
 def _long_text(p: ParamPlan) -> str:

@@ -125,22 +125,7 @@ def render_inputs(
         )
         out.append(f"    {pick}")
         if p.role in ("int", "bool"):
-            if p.role == "bool":
-                rnd = "sc_next(&r) & 1"
-            else:
-                rnd = f"sc_rand_int(&r, {p.bits}, {int(p.signed)})"
-                if p.lo is not None and p.hi is not None:
-                    rnd = f"sc_clamp({rnd}, {int(p.signed)}, {_u64(int(p.lo))}, {_u64(int(p.hi))})"
-            out.append(f"    in->iv[{k}] = edge ? sc_edge{k}[e{k}] : {rnd};")
-            if p.role == "int":  # one random input in sixteen: near an edge of its type (sc_near_edge); apart from `r`
-                near = f"sc_near_edge(sc_mix(i ^ (0xed6fULL + {k})), {p.bits}, {int(p.signed)})"
-                if p.lo is not None and p.hi is not None:
-                    near = f"sc_clamp({near}, {int(p.signed)}, {_u64(int(p.lo))}, {_u64(int(p.hi))})"
-                out.append(f"    if (!edge && (sc_mix(i ^ (0xed6eULL + {k})) & 15) == 0) in->iv[{k}] = {near};")
-                cand = "sc_cdict_draw(&dr)"
-                if p.lo is not None and p.hi is not None:
-                    cand = f"sc_clamp({cand}, {int(p.signed)}, {_u64(int(p.lo))}, {_u64(int(p.hi))})"
-                out.append(f"    if (dict && sc_below(&dr, 2)) in->iv[{k}] = {cand};")
+            out += _scalar(k, p)
         elif p.role == "float":
             rnd = "sc_rand_double(&r)"
             if p.lo is not None and p.hi is not None:
@@ -236,3 +221,32 @@ def call_args(plan: Plan, poison: bool) -> tuple[list[str], list[str]]:
             types.append(p.ctype)
             vals.append(f"({p.ctype})in->iv[{k}]")
     return types or ["void"], vals
+
+
+def _scalar(k: int, p: ParamPlan) -> list[str]:
+    """C: integer or bool parameter k: an edge, or random; one random input in sixteen near an edge of its
+    type, on an extreme long input near its most, one in two where the candidate's constants are given one of
+    them."""
+    out: list[str] = []
+    if p.role == "bool":
+        rnd = "sc_next(&r) & 1"
+    else:
+        rnd = f"sc_rand_int(&r, {p.bits}, {int(p.signed)})"
+        if p.lo is not None and p.hi is not None:
+            rnd = f"sc_clamp({rnd}, {int(p.signed)}, {_u64(int(p.lo))}, {_u64(int(p.hi))})"
+    out.append(f"    in->iv[{k}] = edge ? sc_edge{k}[e{k}] : {rnd};")
+    if p.role == "int":  # one random input in sixteen: near an edge of its type (sc_near_edge); apart from `r`
+        near = f"sc_near_edge(sc_mix(i ^ (0xed6fULL + {k})), {p.bits}, {int(p.signed)})"
+        if p.lo is not None and p.hi is not None:
+            near = f"sc_clamp({near}, {int(p.signed)}, {_u64(int(p.lo))}, {_u64(int(p.hi))})"
+        out.append(f"    if (!edge && (sc_mix(i ^ (0xed6eULL + {k})) & 15) == 0) in->iv[{k}] = {near};")
+        # (on an extreme long input near its most: sc_near_edge's first case)
+        top = f"sc_near_edge(sc_mix(i ^ (0xed6fULL + {k})) & ~3ULL, {p.bits}, {int(p.signed)})"
+        if p.lo is not None and p.hi is not None:
+            top = f"sc_clamp({top}, {int(p.signed)}, {_u64(int(p.lo))}, {_u64(int(p.hi))})"
+        out.append(f"    if (sc_long_extreme(i)) in->iv[{k}] = {top};")
+        cand = "sc_cdict_draw(&dr)"
+        if p.lo is not None and p.hi is not None:
+            cand = f"sc_clamp({cand}, {int(p.signed)}, {_u64(int(p.lo))}, {_u64(int(p.hi))})"
+        out.append(f"    if (dict && sc_below(&dr, 2)) in->iv[{k}] = {cand};")
+    return out

@@ -54,6 +54,33 @@ static inline const char *sc_text_word(sc_rng *r, const char *const *words, size
         return sc_utf8_edges[sc_below(r, sizeof sc_utf8_edges / sizeof *sc_utf8_edges)];
     return words[sc_below(r, nw)];
 }
+/* A decimal number near an edge programs parse at (2^8, 2^15, 2^16, 2^31, 2^32, 2^63, 2^64, a power of ten up
+ * to 10^20), two below to two above it, one time in eight after a '-' and one in eight a '+', one in four after
+ * leading zeros, one in four followed by a character that ends it; written to `out` (48 bytes), its length
+ * returned. A parser wrong just past 4294967295 passed: text was words, and a candidate's constants were
+ * written as raw bytes, never as digits */
+static inline size_t sc_number_text(sc_rng *r, char *out) {
+    static const char *const bases[] = {
+        "256", "32768", "65536", "2147483648", "4294967296", "9223372036854775808", "18446744073709551616",
+        "10", "100", "1000", "10000", "100000", "1000000", "10000000", "100000000", "1000000000", "10000000000",
+        "1000000000000000000", "10000000000000000000", "100000000000000000000",
+    };
+    unsigned __int128 v = 0;
+    for (const char *b = bases[sc_below(r, sizeof bases / sizeof *bases)]; *b; b++) v = v * 10 + (unsigned)(*b - '0');
+    int d = (int)sc_below(r, 5) - 2;
+    v = d < 0 ? v - (unsigned)-d : v + (unsigned)d;
+    char dig[48];
+    size_t n = 0, k = 0;
+    do { dig[n++] = (char)('0' + (int)(v % 10)); v /= 10; } while (v);
+    uint64_t sign = sc_below(r, 8);
+    if (sign == 0) out[k++] = '-';
+    else if (sign == 1) out[k++] = '+';
+    if (sc_below(r, 4) == 0) for (uint64_t z = 1 + sc_below(r, 12); z--;) out[k++] = '0';
+    while (n) out[k++] = dig[--n];
+    if (sc_below(r, 4) == 0) out[k++] = " ,.x\n"[sc_below(r, 5)];
+    out[k] = 0;
+    return k;
+}
 /* where a text of `len` bytes gets its one invalid word: one time in two none (SIZE_MAX) */
 static inline size_t sc_bad_at(sc_rng *r, size_t len) { return sc_below(r, 2) ? sc_below(r, 1 + len / 3) : (size_t)-1; }
 /* A buffer of `n` bytes made of one record of `period` bytes repeated (an array of equal doubles or structs seen
@@ -435,6 +462,18 @@ static inline void *sc_guard_place(sc_guard *g, size_t bytes, int at_start) {
     }
     if (g->still) at_start ^= sc_flip_sides;
     return at_start ? g->base : g->base + g->cap - bytes;
+}
+/* As sc_guard_place, but a buffer placed against the guard before it, one time in eight (`h`), `unit` (the
+ * element's size, under 16) to 15 bytes after it, a multiple of `unit`: then neither end of the buffer need be
+ * 16-byte aligned (a checksum over `packet + 1`), as a program's buffers are; placed against a guard, one end
+ * always was, and a candidate wrong only where both ends are off a vector's alignment passed every input. Only
+ * at the start: the run with its sides flipped (the self-check's) has the same input's end against its guard,
+ * so a read past the end still crashes in one of the two runs */
+static inline void *sc_guard_place_mis(sc_guard *g, size_t bytes, int at_start, size_t unit, uint64_t h) {
+    unsigned char *p = sc_guard_place(g, bytes, at_start);
+    if (sc_loose || !unit || unit >= 16 || (h & 7) || p != g->base) return p;
+    size_t o = unit * (1 + (size_t)((h >> 3) % (16 / unit - 1)));
+    return bytes + o + 64 > g->cap ? p : p + o;
 }
 /* A recorded region at the same offset modulo 64 as where the program had it (`orig`): its
  * alignment is the program's. Against the page before it, or as near the page after as that allows. */

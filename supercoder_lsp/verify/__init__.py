@@ -82,7 +82,11 @@ change to what is checked (screens, harness inputs, ABI checks, comparisons, tim
 #    38: long inputs up to 2^22 elements (32 MiB), one in 6,250; the second one in the top half of that; the
 #    odd ones of byte arrays text crossed at every 4,096 elements by a character of two to four bytes; a
 #    needle copied into its haystack across a power of two. A flipped (priming) copy of an input called from
-#    the harness's C goes through the trampoline; AC, NT, DF and TF cleared after every call.
+#    the harness's C goes through the trampoline; AC, NT, DF and TF cleared after every call. An array with a
+#    length is NULL on one in four of its empty inputs; one buffer in eight 1-15 bytes off its guard (neither
+#    end 16-byte aligned); byte buffers one in sixteen a decimal number near an edge; the long inputs whose k
+#    is 2 mod 4 all the most their type holds, integers near their most; the constants pass also draws from
+#    the original's constants the candidate's code lacks.
 VERIFIER_VERSION = 38
 
 # What verification does not establish, said next to every claim (the CLI's notes, the JSON report).
@@ -165,7 +169,8 @@ LIMITS = (
     "texts have a character of two to four bytes across every multiple of 4,096 bytes, and a needle lies across "
     "a power of two in its haystack; other data is not made to cross a piece's end, a candidate wrong only past "
     "4,194,304 elements (a length truncated to 32 bits) is not seen. An array with no length parameter and a "
-    "struct are never long, and a slow original may finish none",
+    "struct are never long, and a slow original may finish none. An array is NULL only where it has no "
+    "elements (one such input in four), and two buffers of different element types never overlap",
     "whole-program timing runs the -O3 program and the candidate's under one sandbox, where a workload may read "
     "the files it names and open nothing else; only runs that end with the -O3 program's exit status and output "
     "count; a program speedup beyond what the function's share of the instructions allows (callgrind, taking "

@@ -434,3 +434,20 @@ def test_work_done_in_pieces_past_a_mebibyte_is_checked_across_their_ends(tmp_pa
     that a program's buffers would be cut into."""
     h, chk = verdict(tmp_path, original, wrong, name)
     assert (chk.ok, chk.reason) == (False, "wrong-output"), chk.detail
+
+
+@pytest.mark.parametrize(
+    "original, wrong, name",
+    [
+        ("count_pos.c", "count_pos_null.c", "count_pos"),  # (NULL, 0), as callers pass an empty array
+        ("sum_bytes.c", "sum_bytes_misaligned.c", "sum_bytes"),  # neither end 16-byte aligned
+        ("parse_dec.c", "parse_dec_wraps.c", "parse_dec"),  # a decimal number just past 2^32
+        ("sum_bytes.c", "sum_bytes_lanes_flush.c", "sum_bytes"),  # a long run of 0xff bytes
+    ],
+)
+def test_inputs_a_program_passes_and_the_harness_never_drew_are_drawn(tmp_path, original, wrong, name):
+    """Each one is right on every input the harness drew before (a held-out audit's classes): a NULL array
+    with no elements; a buffer with neither end on a vector's alignment; the digits of a number at a type's
+    edge; a long run of the largest element with the other arguments near their most."""
+    h, chk = verdict(tmp_path, original, wrong, name, n_random=3 * LONG_STRIDE)
+    assert (chk.ok, chk.reason) == (False, "wrong-output"), chk.detail
