@@ -5,6 +5,11 @@
 # the diff view, applies the best enabled rewrite (verified assembly, else the source-level change), saves,
 # then builds the saved file and checks it prints what the original prints. Screenshots go to OUT (default
 # editors/vscode/smoke-out/). Extra server settings for the run: SMOKE_SETTINGS='"supercoder.x": 1, ...'.
+# The server is named by supercoder.server.python (this clone's .venv), except:
+#   SMOKE_SETUP=1  no server configured: the run goes through "Set Up Server…" with this clone;
+#   SMOKE_PATH=1   no server configured: a virtual environment outside the workspace holds the package, and
+#                  code-server is started with its bin first on PATH and VIRTUAL_ENV set, as from a shell where
+#                  it is activated (SMOKE_PATH=bin: PATH only); the run checks the server came from there.
 #
 #   editors/vscode/scripts/smoke-code-server.sh [FILE.c [FUNCTION [STDIN_FILE]]]
 #
@@ -55,7 +60,22 @@ PATH="$NODE24:$PATH" "${CS[@]}" --install-extension "$HERE/supercoder-lsp.vsix" 
 # the README's settings, verbatim, plus what this run needs
 sed '$d' "$HERE/README-settings.json" | sed '$s/$/,/' > "$WORK/user/User/settings.json"
 # SMOKE_SETUP=1: no server configured; the run goes through "Set Up Server…" with this clone
+LAUNCH_PATH="$NODE24:$PATH"; LAUNCH_VENV=()
 if [ -n "${SMOKE_SETUP:-}" ]; then SERVER_SETTING=""; export SMOKE_SETUP_SOURCE="$REPO"
+elif [ -n "${SMOKE_PATH:-}" ]; then
+  # SMOKE_PATH: a virtual environment of its own, outside the workspace, that imports this clone (through the
+  # .venv's site-packages) and has a supercoder-lsp script, as `pip install` makes one
+  SERVER_SETTING=""
+  "$REPO/.venv/bin/python" -m venv --without-pip "$WORK/venv"
+  SITE="$("$WORK/venv/bin/python" -c 'import sysconfig; print(sysconfig.get_path("purelib"))')"
+  echo "import site; site.addsitedir('$("$REPO/.venv/bin/python" -c 'import sysconfig; print(sysconfig.get_path("purelib"))')')" \
+    > "$SITE/supercoder-smoke.pth"
+  printf '#!%s\nimport sys\nfrom supercoder_lsp.lsp.server import main\nsys.exit(main())\n' "$WORK/venv/bin/python" \
+    > "$WORK/venv/bin/supercoder-lsp"
+  chmod +x "$WORK/venv/bin/supercoder-lsp"
+  "$WORK/venv/bin/supercoder-lsp" --version
+  LAUNCH_PATH="$WORK/venv/bin:$LAUNCH_PATH"
+  [ "$SMOKE_PATH" = bin ] || LAUNCH_VENV=(VIRTUAL_ENV="$WORK/venv")
 else SERVER_SETTING="\"supercoder.server.python\": \"$REPO/.venv/bin/python\","; fi
 cat >> "$WORK/user/User/settings.json" <<JSON
   $SERVER_SETTING
@@ -71,17 +91,34 @@ cat >> "$WORK/user/User/settings.json" <<JSON
 }
 JSON
 PORT="${PORT:-$((20000 + RANDOM % 20000))}"
-# (the extension host takes PATH from a login shell, not from here: the server is named in the settings)
-PATH="$NODE24:$PATH" "${CS[@]}" --auth none --bind-addr "127.0.0.1:$PORT" --disable-telemetry \
+# (code-server gives its extension host the PATH of a login shell, not this one: the extension also reads
+# code-server's own environment, which SMOKE_PATH checks)
+env ${LAUNCH_VENV[@]+"${LAUNCH_VENV[@]}"} PATH="$LAUNCH_PATH" "${CS[@]}" --auth none --bind-addr "127.0.0.1:$PORT" --disable-telemetry \
   --disable-workspace-trust --disable-update-check "$WORK/project" >"$WORK/code-server.log" 2>&1 &
 echo $! > "$WORK/pid"
 for _ in $(seq 60); do curl -sf "http://127.0.0.1:$PORT/healthz" >/dev/null && break; sleep 1; done
+# SMOKE_PATH: what this code-server's extension host got for PATH and VIRTUAL_ENV (from /proc)
+exthost_env() {
+  local p
+  for p in $(pgrep -f -- "--type=extensionHost"); do
+    tr '\0' '\n' < "/proc/$p/environ" 2>/dev/null | grep -qx "VSCODE_PROXY_URI=http://127.0.0.1:$PORT/proxy/{{port}}/" || continue
+    echo "the extension host's PATH: $(tr '\0' '\n' < "/proc/$p/environ" | sed -n 's/^PATH=//p')"
+    echo "the extension host's VIRTUAL_ENV: $(tr '\0' '\n' < "/proc/$p/environ" | sed -n 's/^VIRTUAL_ENV=//p')"
+  done
+}
 rm -rf "$OUT"
 if ! PATH="$NODE24:$PATH" node "$HERE/scripts/smoke.mjs" "http://127.0.0.1:$PORT/?folder=$WORK/project" \
      "$(basename "$SRC")" "$OUT" "$FUNC"; then
+  [ -z "${SMOKE_PATH:-}" ] || exthost_env >&2
   echo "--- code-server log ---" >&2; tail -40 "$WORK/code-server.log" >&2
   find "$WORK/user/logs" -name "*SuperCoder*" -exec tail -40 {} \; >&2 2>/dev/null || true
   exit 1
+fi
+if [ -n "${SMOKE_PATH:-}" ]; then
+  exthost_env
+  STARTED="$(grep -rh "starting the server:" "$WORK/user/logs" | tail -1)"
+  echo "${STARTED#*\] }"
+  case "$STARTED" in *"server: $WORK/venv/bin/"*) ;; *) echo "the server was not started from $WORK/venv" >&2; exit 1 ;; esac
 fi
 # the file VS Code saved builds and behaves like the original
 SAVED="$WORK/project/$(basename "$SRC")"

@@ -6,7 +6,9 @@ import {
 import * as os from "os";
 import * as api from "./common/vscodeapi";
 import { COMMANDS, makeCommands } from "./commands";
-import { findLaunch, interpreterCandidates, packageVersion, selectedInterpreter, withPackage } from "./interpreters";
+import {
+  findLaunch, interpreterCandidates, launcherEnvironments, LaunchEnv, packageVersion, selectedInterpreter, withPackage,
+} from "./interpreters";
 import { LaunchError } from "./serverCommand";
 import { answerConfiguration, currentServerSettings } from "./settings";
 import { runSetup, setupPlan } from "./setupServer";
@@ -16,6 +18,9 @@ let client: LanguageClient | undefined;
 const INSTALL = "Install supercoder-lsp into a new environment…";
 const ENTER = "Enter an interpreter path…";
 const workspaceDirs = () => api.workspaceFolders().map((f) => f.uri.fsPath);
+// the extension host's environment and those of the processes that started it (a VS Code server's extension
+// host has a login shell's PATH, not the one the server was started with)
+const launchers = (): LaunchEnv[] => [process.env, ...launcherEnvironments()];
 
 export async function activate(context: api.ExtensionContext): Promise<void> {
   const log = api.createLogOutputChannel("SuperCoder");
@@ -70,14 +75,17 @@ export async function activate(context: api.ExtensionContext): Promise<void> {
   async function start(): Promise<void> {
     const cfg = api.getConfiguration("supercoder");
     let launch;
+    const envs = launchers();
     try {
       launch = await findLaunch(
         { command: cfg.get<string[]>("server.command"), python: cfg.get<string | null>("server.python") },
-        workspaceDirs(), process.env.PATH ?? "", os.homedir(), await api.pythonEnvironments(),
+        workspaceDirs(), process.env.PATH ?? "", os.homedir(), await api.pythonEnvironments(), undefined, undefined, envs,
       );
     } catch (e) {
       const message = e instanceof LaunchError ? e.message : String(e);
       log.error(message);
+      envs.forEach((env, i) => log.info(`searched ${i ? `the environment of the process ${i} level(s) up` : "the extension host's environment"}: ` +
+        `PATH=${env.PATH ?? ""}${env.VIRTUAL_ENV ? ` VIRTUAL_ENV=${env.VIRTUAL_ENV}` : ""}${env.CONDA_PREFIX ? ` CONDA_PREFIX=${env.CONDA_PREFIX}` : ""}`));
       state = "failed";
       render();
       // not awaited: activation must not wait for the user to answer
@@ -134,7 +142,7 @@ export async function activate(context: api.ExtensionContext): Promise<void> {
   async function setUpServer(source?: string): Promise<boolean> {
     if (source === undefined) {
       const selected = await selectedInterpreter(await api.pythonEnvironments(), workspaceDirs()[0]);
-      const places = interpreterCandidates(workspaceDirs(), process.env.PATH ?? "", os.homedir());
+      const places = interpreterCandidates(workspaceDirs(), process.env.PATH ?? "", os.homedir(), undefined, launchers());
       const found = await withPackage(selected && !places.includes(selected) ? [selected, ...places] : places);
       const pick = await api.pickServer(found, [INSTALL, ENTER]);
       if (pick === undefined) return false;
