@@ -67,23 +67,21 @@ def diagnostics(uri: str, path: Path, text: str) -> list[types.Diagnostic]:
 
 
 def code_actions(uri: str, version: int | None, path: Path, text: str, rng: types.Range) -> list[types.CodeAction]:
-    """Inside a replaced function's block: Revert to C (any block), Re-verify (a stale one)."""
+    """Inside a stale replaced function's block: Re-verify, Revert to C (one that stands gets no action, as
+    its C fallback gets none)."""
     out = []
     for st in states(uri, path, text):
         r = block_range(text, st.block)
-        if not (r.start.line <= rng.start.line <= r.end.line):
+        if st.status != "stale" or not (r.start.line <= rng.start.line <= r.end.line):
             continue
         name = st.block.name
-        if st.status == "stale":
-            out.append(
-                types.CodeAction(
-                    title=f"Re-verify {name}'s assembly against the C below",
-                    kind=types.CodeActionKind.QuickFix,
-                    command=types.Command(
-                        title=f"Re-verify {name}", command="supercoder.reverify", arguments=[uri, name]
-                    ),
-                )
+        out.append(
+            types.CodeAction(
+                title=f"Re-verify {name}'s assembly against the C below",
+                kind=types.CodeActionKind.QuickFix,
+                command=types.Command(title=f"Re-verify {name}", command="supercoder.reverify", arguments=[uri, name]),
             )
+        )
         edit = types.WorkspaceEdit(
             document_changes=[
                 types.TextDocumentEdit(
@@ -97,7 +95,7 @@ def code_actions(uri: str, version: int | None, path: Path, text: str, rng: type
                 title=f"Revert {name} to C",
                 kind=types.CodeActionKind.QuickFix,
                 edit=edit,
-                is_preferred=st.status == "stale",
+                is_preferred=True,
             )
         )
     return out
