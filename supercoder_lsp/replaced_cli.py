@@ -96,9 +96,7 @@ def replace_cmd(a: argparse.Namespace) -> int:
         edited = replace.render(text, fn, asm, a.note, proof)
     res.edited = edited
     if a.write and res.ok and res.faster:
-        tmp = a.file.with_name(f".{a.file.name}.supercoder-tmp")
-        tmp.write_text(edited)
-        os.replace(tmp, a.file)  # never a half-written source file
+        _write(a.file, edited)
         res.written = True
     if a.json:
         sys.stdout.write(json.dumps(replacement_to_json(res)) + "\n")

@@ -32,7 +32,7 @@ from ..harness.plan import make_plan
 from ..measure.interleaved import InterleavedTimer, TimingError, TimingSetup
 from ..model import BuildConfig, CFunction, ReplacementCheck
 from ..source import declaration_of
-from ..source.replaced import MARKER, asm_fingerprint, c_fingerprint, evidence_line
+from ..source.replaced import MARKER, asm_fingerprint, asm_of_literals, c_fingerprint, evidence_line
 from ..verify import VERIFIER_VERSION
 from ..verify.function_check import FunctionHarness
 from ..verify.probe import probe_sizes
@@ -144,9 +144,7 @@ def render(source: str, fn: CFunction, asm: str, note: str, proof: dict | None =
 def base_text_of(edited: str, name: str) -> str | None:
     """The assembly inside the edited file's block (from its C string literals)."""
     m = re.search(r"__asm__\(\n(.*?)\n\);", edited, re.S)
-    if not m:
-        return None
-    return "\n".join(bytes(x, "utf-8").decode("unicode_escape") for x in re.findall(r'"((?:[^"\\]|\\.)*)"', m.group(1)))
+    return asm_of_literals(m.group(1)) if m else None
 
 
 def check(

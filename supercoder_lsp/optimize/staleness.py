@@ -18,7 +18,16 @@ from pathlib import Path
 from .. import tools
 from ..model import BuildConfig, ReplacementCheck
 from ..source import parse_functions
-from ..source.replaced import EVIDENCE, Block, asm_fingerprint, blocks, c_fingerprint, evidence_line, revert
+from ..source.replaced import (
+    EVIDENCE,
+    Block,
+    asm_fingerprint,
+    asm_of_literals,
+    blocks,
+    c_fingerprint,
+    evidence_line,
+    revert,
+)
 from ..verify import VERIFIER_VERSION
 from . import replace
 
@@ -81,7 +90,11 @@ def reverify(path: Path, text: str, block: Block, cfg: BuildConfig, n_random: in
 def refreshed(text: str, block: Block, cfg: BuildConfig, res: ReplacementCheck) -> str:
     """`text` with `block`'s evidence line written anew from a passing re-verification."""
     proof = replace.evidence(
-        block.original, asm_text(block.asm_literals), cfg, replace.claim_of(res), f"tested on {res.inputs:,} inputs"
+        block.original,
+        asm_of_literals(block.asm_literals),
+        cfg,
+        replace.claim_of(res),
+        f"tested on {res.inputs:,} inputs",
     )
     proof["asm"] = asm_fingerprint(block.asm_literals)
     head = text[block.start : block.end]
@@ -92,8 +105,3 @@ def refreshed(text: str, block: Block, cfg: BuildConfig, res: ReplacementCheck) 
         first, rest = head.split(" */\n", 1)
         head = f"{first} */\n{line}\n{rest}"
     return text[: block.start] + head + text[block.end :]
-
-
-def asm_text(literals: str) -> str:
-    """The assembly an __asm__ statement's C string literals hold."""
-    return "\n".join(bytes(x, "utf-8").decode("unicode_escape") for x in re.findall(r'"((?:[^"\\]|\\.)*)"', literals))

@@ -115,6 +115,11 @@ def asm_fingerprint(asm_literals: str) -> str:
     return hashlib.sha256(asm_literals.strip().encode()).hexdigest()[:16]
 
 
+def asm_of_literals(literals: str) -> str:
+    """The assembly an __asm__ statement's C string literals hold."""
+    return "\n".join(bytes(x, "utf-8").decode("unicode_escape") for x in re.findall(r'"((?:[^"\\]|\\.)*)"', literals))
+
+
 def evidence_line(evidence: dict) -> str:
     """The comment line that carries `evidence` in the block."""
     return f"/* {EVIDENCE} {json.dumps(evidence, sort_keys=True).replace('*/', '* /')} */"
