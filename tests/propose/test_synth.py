@@ -61,8 +61,10 @@ def test_a_candidate_wrong_on_one_value_in_65536_is_refuted_by_the_proof_with_th
 
 def test_without_a_proof_budget_the_claim_says_it_was_tested():
     res = _run("ones16", proof_budget=0)
-    [c] = res.candidates
-    assert c.proof is None and c.status == "accepted", (c.reason, c.detail)
+    # (a first candidate a busy machine's noise hid gets a refinement round: a second candidate)
+    assert all(c.proof is None for c in res.candidates), [c.proof for c in res.candidates]
+    first = res.candidates[0]
+    assert first.status == "accepted" or noise_hid(first), (first.reason, first.detail)
 
 
 def test_a_step_function_is_found_by_bisection_on_the_original():
