@@ -23,7 +23,7 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from . import __version__, build, options, replaced_cli
+from . import __version__, build, options, project_cli, replaced_cli
 from .model import Report
 from .optimize.pipeline import Pipeline
 from .options import InputError
@@ -55,12 +55,11 @@ def parser() -> argparse.ArgumentParser:
         help="run candidates even where no seccomp filter can contain them (not recommended)",
     )
     o.add_argument("--json", action="store_true", help="print the JSON report to stdout")
-    o.add_argument(
-        "--explain", action="store_true", help="after a claim, list all that verification does not establish"
-    )
+    o.add_argument("--explain", action="store_true", help="after a claim, list what verification does not establish")
     o.add_argument("-o", "--output", type=Path, help="also write the JSON report to this file")
     o.add_argument("--progress-jsonl", action="store_true", help=argparse.SUPPRESS)  # for the language server's workers
     replaced_cli.add_parsers(sub)
+    project_cli.add_parsers(sub)
     e = sub.add_parser(
         "eval",
         help="proposers best-of-N over a dataset: compile and correct rates, speedups (paper's and ours)",
@@ -304,6 +303,8 @@ def main(argv: list[str] | None = None) -> int:
             return optimize(a)
         if a.command in replaced_cli.COMMANDS:
             return replaced_cli.run(a)
+        if a.command in project_cli.COMMANDS:
+            return project_cli.run(a)
         if a.command == "eval":
             return eval_cmd(a)
         if a.command == "export":

@@ -314,6 +314,7 @@ class Report:
     notes: list[str] = field(default_factory=list)
     seconds: float = 0.0
     program: dict = field(default_factory=dict)  # what a training row of this run needs (export)
+    fingerprints: dict[str, str] = field(default_factory=dict)  # the C verified, by function (apply)
 
 
 @dataclass

@@ -10,6 +10,7 @@ headline) are derived from the typed fields and ignored when reading.
 from __future__ import annotations
 
 import dataclasses
+from pathlib import Path
 
 from . import __version__
 from .model import CandidateResult, FunctionResult, Position, Range, ReplacementCheck, Report, SourceChange, Timing
@@ -123,6 +124,7 @@ def report_to_json(rep: Report) -> dict:
         "seconds": rep.seconds,
         "program": rep.program,
         "functions": [function_to_json(f) for f in rep.functions],
+        "source": {"path": str(Path(rep.path).resolve()), "fingerprints": rep.fingerprints},
     }
 
 

@@ -30,6 +30,7 @@ from ..propose.base import Feedback, ProposalRequest, ProposerUnavailable
 from ..propose.registry import make_proposer
 from ..results import deciding_timing, no_win_summary
 from ..source import parse_functions
+from ..source.replaced import fingerprints
 from ..stopwatch import Stopwatch
 from ..verify.coverage import coverage_json
 from ..verify.program import find_tests
@@ -148,7 +149,7 @@ class Pipeline(FunctionSetup):
             "tests": str(Path(self.opts.tests_dir).resolve()) if self.opts.tests_dir else None,
         }
         notes = list(dict.fromkeys(notes + self.notes))
-        return Report(str(path), env, results, notes, time.perf_counter() - t0, program)
+        return Report(str(path), env, results, notes, time.perf_counter() - t0, program, fingerprints(text))
 
     def _select(self, ctx: FileContext, functions: list[CFunction], notes: list[str]):
         if not functions:

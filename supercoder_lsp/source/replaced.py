@@ -22,7 +22,7 @@ import json
 import re
 from dataclasses import dataclass
 
-from .parse import parse_tree
+from .parse import parse_functions, parse_tree
 
 MARKER = "The original C is kept below as the portable fallback."
 EVIDENCE = "supercoder-evidence:"
@@ -108,6 +108,15 @@ def c_fingerprint(c_text: str) -> str:
         else:
             stack.extend(reversed(node.children))
     return hashlib.sha256("\x00".join(tokens).encode("utf-8", "surrogatepass")).hexdigest()[:16]
+
+
+def fingerprints(text: str) -> dict[str, str]:
+    """Each function definition's c_fingerprint, by name (the C a report verified, for `supercoder apply`)."""
+    data = text.encode("utf-8", "surrogatepass")
+    return {
+        fn.name: c_fingerprint(data[fn.start_byte : fn.end_byte].decode("utf-8", "surrogatepass"))
+        for fn in parse_functions(data)
+    }
 
 
 def asm_fingerprint(asm_literals: str) -> str:

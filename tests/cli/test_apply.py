@@ -1,0 +1,166 @@
+"""What a whole project gains: `supercoder apply` applies a project's verified wins, rebuilds it with its own
+build, runs its tests and times its own workload against the -O3 build, -march=native and PGO side by side;
+`supercoder report` makes one static page of it, checked in a real headless browser."""
+
+from __future__ import annotations
+
+import html.parser
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from support import FIXTURES, supercoder
+
+PROJECT = FIXTURES / "project" / "bits"  # a library (Makefile), its tests (make check) and a workload (bench)
+BUILD = ["--build", "make", "--test", "make check", "--workload", "./bench 200000"]
+
+
+def git(d: Path, *args: str) -> str:
+    return subprocess.run(
+        ["git", "-C", str(d), "-c", "user.name=t", "-c", "user.email=t@localhost", *args],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory) -> tuple[Path, Path]:
+    """The project in a git work tree, and `supercoder optimize -o` run on its library's bit loop."""
+    d = tmp_path_factory.mktemp("proj") / "bits"
+    shutil.copytree(PROJECT, d)
+    git(d, "init", "-q")
+    git(d, "add", "-A")
+    git(d, "commit", "-q", "-m", "the project")
+    rep = d.parent / "bits.json"
+    p = supercoder(
+        "optimize", "bits.c", "-f", "bits_set", "-p", "compilers", "-n", "4", "--inputs", "3000", "--no-cache",
+        "-o", str(rep), cwd=d,
+    )  # fmt: skip
+    assert p.returncode == 0, p.stdout + p.stderr
+    return d, rep
+
+
+def test_apply_times_the_projects_workload_with_the_wins_flags_and_pgo_side_by_side(project, tmp_path):
+    d, rep = project
+    out = tmp_path / "apply.json"
+    patch = tmp_path / "wins.patch"
+    p = supercoder("apply", str(rep), *BUILD, "--runs", "6", "--patch", str(patch), "-o", str(out), cwd=tmp_path)
+    assert p.returncode == 0, p.stdout + p.stderr
+    res = json.loads(out.read_text())
+    names = [b["name"] for b in res["builds"]]
+    assert names == ["-O3 (reference)", "wins applied", "-O3 -march=native", "PGO"], names
+    assert all(b["tests"] == "passed" for b in res["builds"]), res["builds"]
+    # a loop of up to 64 steps against one popcnt per call: no machine's noise hides it end to end
+    applied = res["builds"][1]
+    assert applied["verdict"] == "faster" and applied["speedup_ci"][0] > 1.5, applied
+    assert "popcnt" in applied["runs_on"] and "load time" in applied["runs_on"]
+    assert "this one's extensions" in res["builds"][2]["runs_on"]
+    assert "-fprofile-use" in res["builds"][3]["cflags"] and res["builds"][3]["speedup"], res["builds"][3]
+    assert [w["function"] for w in res["wins"]] == ["bits_set"] and res["wins"][0]["kind"] == "attribute"
+    for line in ("wins applied", "-O3 -march=native", "PGO", "speedup (95% CI)"):
+        assert line in p.stdout
+    # the user's tree is untouched; the patch applies to it and adds the attribute
+    assert git(d, "status", "--porcelain") == ""
+    text = patch.read_text()
+    assert '+__attribute__((target_clones("popcnt", "default")))' in text
+    git(d, "apply", "--check", str(patch))
+
+    # the report page of the run, in a real browser
+    page_dir = tmp_path / "report"
+    p = supercoder("report", str(rep), str(out), "-o", str(page_dir), cwd=tmp_path)
+    assert p.returncode == 0, p.stdout + p.stderr
+    check_page_in_browser(page_dir, tmp_path)
+    p = supercoder("report", str(rep), str(out), "-o", str(page_dir), "--markdown", cwd=tmp_path)
+    assert "| `bits.c: bits_set` | faster |" in p.stdout and "| wins applied | passed |" in p.stdout, p.stdout
+
+
+class _Page(html.parser.HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.ids: set[str] = set()
+        self.hrefs: list[str] = []
+        self.tags: list[tuple[str, dict]] = []
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        self.tags.append((tag, a))
+        if "id" in a:
+            self.ids.add(a["id"])
+        if tag == "a" and a.get("href"):
+            self.hrefs.append(a["href"])
+
+
+def check_page_in_browser(page_dir: Path, tmp: Path) -> None:
+    chromium = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
+    if chromium is None:
+        pytest.skip("no Chromium here (apt-get install chromium): the report page is not rendered")
+    url = (page_dir / "index.html").as_uri()
+    flags = [chromium, "--headless=new", "--no-sandbox", "--disable-gpu", f"--user-data-dir={tmp / 'chrome'}"]
+    dom = subprocess.run([*flags, "--dump-dom", url], capture_output=True, text=True, timeout=120).stdout
+    page = _Page()
+    page.feed(dom)
+    assert "speedup-plot" in page.ids, dom[:2000]  # the plot is there, with a point and an interval per function
+    circles = [a for t, a in page.tags if t == "circle" and a.get("class") == "point"]
+    whiskers = [a for t, a in page.tags if t == "line" and a.get("class") == "ci"]
+    assert len(circles) == 1 and len(whiskers) == 1
+    assert float(whiskers[0]["x1"]) <= float(circles[0]["cx"]) <= float(whiskers[0]["x2"])
+    assert dom.count("<tr>") >= 1 + 1 + 5, "functions, the end-to-end table's four builds"
+    for href in page.hrefs:  # every link leads somewhere
+        if href.startswith("#"):
+            assert href[1:] in page.ids, href
+        else:
+            target = page_dir / href
+            assert target.is_file() and target.stat().st_size > 0, href
+    assert any(h.endswith(".s") and "popcnt" in (page_dir / h).read_text() for h in page.hrefs)
+    shot = tmp / "report.png"
+    subprocess.run([*flags, f"--screenshot={shot}", "--window-size=1200,1400", url], capture_output=True, timeout=120)
+    assert shot.is_file() and shot.stat().st_size > 20_000  # rendered, not a blank page
+
+
+def test_a_win_is_applied_only_to_the_c_it_was_verified_on(project, tmp_path):
+    d, rep = project
+    (d / "bits.c").write_text((d / "bits.c").read_text().replace("c++;", "c += 1;"))
+    try:
+        p = supercoder("apply", str(rep), *BUILD, "--runs", "3", "--no-native", "--no-pgo", cwd=tmp_path)
+    finally:
+        git(d, "checkout", "bits.c")
+    assert "leave  bits.c:bits_set  its C changed since the report" in p.stdout, p.stdout + p.stderr
+    assert not (tmp_path / "supercoder-apply.patch").exists()
+
+
+def test_wins_that_break_the_projects_tests_or_workload_are_not_written(project, tmp_path):
+    d, rep = project
+    # the project's own checks that fail once the attribute is in: nothing is written, exit 5
+    p = supercoder(
+        "apply", str(rep), "--build", "make", "--test", "make check && ! grep -q target_clones bits.c",
+        "--workload", "./bench 100000", "--runs", "3", "--no-native", "--no-pgo", "--branch", "wins", cwd=tmp_path,
+    )  # fmt: skip
+    assert p.returncode == 5, p.stdout + p.stderr
+    assert "not written: with the wins applied, the tests failed" in p.stderr
+    # a workload that dies (or prints otherwise) in a build gets no figure, never a speedup
+    p = supercoder(
+        "apply", str(rep), "--build", "make", "--workload", "./bench 100000 && ! grep -q target_clones bits.c",
+        "--runs", "3", "--no-native", "--no-pgo", "--branch", "wins", "-o", str(tmp_path / "a.json"), cwd=tmp_path,
+    )  # fmt: skip
+    assert p.returncode == 5, p.stdout + p.stderr
+    applied = json.loads((tmp_path / "a.json").read_text())["builds"][1]
+    assert applied["speedup"] is None and applied["verdict"].startswith("no figure: a workload run exited 1")
+    # one that prints otherwise with the wins applied (exit 0) gets none either
+    p = supercoder(
+        "apply", str(rep), "--build", "make", "--workload", "./bench 100000; grep -c target_clones bits.c || true",
+        "--runs", "3", "--no-native", "--no-pgo", "-o", str(tmp_path / "b.json"), cwd=tmp_path,
+    )  # fmt: skip
+    assert p.returncode == 5, p.stdout + p.stderr
+    applied = json.loads((tmp_path / "b.json").read_text())["builds"][1]
+    assert applied["speedup"] is None and "printed other output" in applied["verdict"], applied
+    assert "wins" not in git(d, "branch") and not (tmp_path / "supercoder-apply.patch").exists()
+    # the same run with checks that pass: the wins are committed on a branch, the work tree as it was
+    p = supercoder(
+        "apply", str(rep), *BUILD, "--runs", "3", "--no-native", "--no-pgo", "--branch", "wins", cwd=tmp_path
+    )
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert "target_clones" in git(d, "show", "wins:bits.c") and "target_clones" not in (d / "bits.c").read_text()
+    assert git(d, "status", "--porcelain") == ""
