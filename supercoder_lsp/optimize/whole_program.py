@@ -69,6 +69,8 @@ def _sources(project: Path) -> list[Path]:
 
 def copy_project(project: Path, dest: Path, edits: dict[str, str]) -> None:
     files = _sources(project)
+    builds = {p.parent for p in files if p.name == "CMakeCache.txt"}  # build folders git does not ignore
+    files = [p for p in files if not builds.intersection(p.parents) and not any(p.match(g) for g in OUTPUTS)]
     if files:
         for rel in files:
             src = project / rel
@@ -152,7 +154,7 @@ class WholeProgram:
         dirs: list[Path | None] = [self._build(b, o) for b, o in zip(builds, outs, strict=True)]
         if dirs[0] is None:
             raise InputError(f"the reference build ({builds[0].name}) failed: {outs[0].error}")
-        want: str | None = None
+        want: dict[str, str] | None = None
         rng = random.Random(seed)
         live = [i for i, d in enumerate(dirs) if d is not None]
         for rnd in range(runs + 1):  # round 0 warms the caches and is not counted
@@ -164,25 +166,53 @@ class WholeProgram:
             for i in order:
                 d = dirs[i]
                 assert d is not None
-                t0 = time.perf_counter()
-                p = _sh(self.workload, d, "", self.timeout)
-                dt = time.perf_counter() - t0
-                digest = hashlib.sha256(p.stdout).hexdigest()
-                if i == 0 and want is None:
-                    if p.returncode != 0:
-                        raise InputError(f"the workload fails on the reference build (exit {p.returncode}): {_tail(p)}")
-                    want = digest
-                if p.returncode != 0 or digest != want:
+                code, dt, got, tail = self._one_run(d)
+                if i == 0:
+                    if code != 0:
+                        raise InputError(f"the workload fails on the reference build (exit {code}): {tail}")
+                    want = want or got
+                    if got != want:
+                        raise InputError(
+                            f"the workload's output varies from run to run on the reference build ({_differs(want, got)}): "
+                            "make it deterministic, or have it print a checksum of what it must get right"
+                        )
+                assert want is not None
+                if code != 0 or got != want:
                     outs[i].failed_runs += 1
                     outs[i].error = outs[i].error or (
-                        f"a workload run exited {p.returncode}"
-                        if p.returncode
-                        else "a workload run printed other output"
+                        f"a workload run exited {code}" if code else f"a workload run {_differs(want, got)}"
                     )
                 elif rnd > 0:
                     outs[i].times.append(dt)
         _figures(outs)
         return outs
+
+    def _one_run(self, d: Path) -> tuple[int, float, dict[str, str], str]:
+        """One run of the workload in build folder `d`: exit status, seconds, and what it produced: its
+        stdout and every file in `d` it wrote (by hash)."""
+        start = time.time_ns()
+        t0 = time.perf_counter()
+        p = _sh(self.workload, d, "", self.timeout)
+        dt = time.perf_counter() - t0
+        got = {"": hashlib.sha256(p.stdout).hexdigest()}
+        for f in d.rglob("*"):
+            if f.is_file() and not f.is_symlink() and f.stat().st_mtime_ns >= start:
+                got[f.relative_to(d).as_posix()] = hashlib.sha256(f.read_bytes()).hexdigest()
+        return p.returncode, dt, got, _tail(p)
+
+
+def _differs(want: dict[str, str], got: dict[str, str]) -> str:
+    """How a run's output differs from the reference's, in words."""
+    if want.get("") != got.get(""):
+        return "printed other output"
+    for name in sorted(set(want) | set(got)):
+        if name not in got:
+            return f"did not write {name}"
+        if name not in want:
+            return f"wrote {name}, which the reference build does not"
+        if want[name] != got[name]:
+            return f"wrote other bytes to {name}"
+    return "differs"
 
 
 def _figures(outs: list[Outcome]) -> None:

@@ -148,14 +148,15 @@ def test_wins_that_break_the_projects_tests_or_workload_are_not_written(project,
     assert p.returncode == 5, p.stdout + p.stderr
     applied = json.loads((tmp_path / "a.json").read_text())["builds"][1]
     assert applied["speedup"] is None and applied["verdict"].startswith("no figure: a workload run exited 1")
-    # one that prints otherwise with the wins applied (exit 0) gets none either
+    # one that writes other bytes to a file with the wins applied (exit 0, the same stdout) gets none either
     p = supercoder(
-        "apply", str(rep), "--build", "make", "--workload", "./bench 100000; grep -c target_clones bits.c || true",
+        "apply", str(rep), "--build", "make", "--workload",
+        "./bench 100000; grep -c target_clones bits.c > count.txt || true",
         "--runs", "3", "--no-native", "--no-pgo", "-o", str(tmp_path / "b.json"), cwd=tmp_path,
     )  # fmt: skip
     assert p.returncode == 5, p.stdout + p.stderr
     applied = json.loads((tmp_path / "b.json").read_text())["builds"][1]
-    assert applied["speedup"] is None and "printed other output" in applied["verdict"], applied
+    assert applied["speedup"] is None and "wrote other bytes to count.txt" in applied["verdict"], applied
     assert "wins" not in git(d, "branch") and not (tmp_path / "supercoder-apply.patch").exists()
     # the same run with checks that pass: the wins are committed on a branch, the work tree as it was
     p = supercoder(
@@ -164,3 +165,14 @@ def test_wins_that_break_the_projects_tests_or_workload_are_not_written(project,
     assert p.returncode == 0, p.stdout + p.stderr
     assert "target_clones" in git(d, "show", "wins:bits.c") and "target_clones" not in (d / "bits.c").read_text()
     assert git(d, "status", "--porcelain") == ""
+
+
+def test_a_workload_whose_output_varies_on_its_own_is_refused_with_what_to_do(project, tmp_path):
+    _, rep = project
+    p = supercoder(
+        "apply", str(rep), "--build", "make", "--workload", "./bench 1000; date +%N",
+        "--runs", "3", "--no-native", "--no-pgo", cwd=tmp_path,
+    )  # fmt: skip
+    assert p.returncode == 2, p.stdout + p.stderr
+    assert "varies from run to run on the reference build (printed other output)" in p.stderr
+    assert "make it deterministic" in p.stderr
