@@ -36,3 +36,34 @@ ABI_FINDINGS = [text for _, text in re.findall(r'X\((\w+), "([^"]*)"\)', _TEXT)]
 # the prefix of the global names the file's own object gives its file-scope variables (FileContext.support_object),
 # by which a generated input points at one of them (CType.statics)
 STATIC_ALIAS = "sc_static_"
+
+
+_EXIT_WORDS = {
+    int(m.group(2)): re.sub(r"^\(MODE[^)]*\) |\s*\([^)]*$", "", " ".join(m.group(3).split()))
+    for m in re.finditer(r"^#define SC_EXIT_(\w+) (\d+)\s*/\* (.*?)(?:\*/|$)", _TEXT, re.M)
+}
+
+
+def exit_words(code: int) -> str:
+    """A harness process's exit status in words: a signal by its name, the harness's own codes as
+    sc_contract.h says, any other as an exit of the code under test itself."""
+    import signal
+
+    if code < 0:
+        try:
+            name = signal.Signals(-code).name
+        except ValueError:
+            name = f"signal {-code}"
+        what = {
+            "SIGSEGV": "a memory access it may not make",
+            "SIGBUS": "a misaligned or unmapped access",
+            "SIGKILL": "the memory or time limit",
+            "SIGSYS": "a forbidden system call",
+            "SIGFPE": "a division by zero or an overflowing division",
+            "SIGILL": "an instruction this CPU lacks",
+            "SIGABRT": "abort(), e.g. a failed assert",
+        }.get(name, "")
+        return f"killed by {name}" + (f": {what}" if what else "")
+    if code in _EXIT_WORDS:
+        return f"exit status {code}: {_EXIT_WORDS[code]}"
+    return f"exit status {code}: the code under test ended the process itself (exit() on an error path?)"

@@ -24,7 +24,7 @@ from ..asm.features import instruction_features
 from ..build.object_cache import compile_file_kept
 from ..harness.plan import OUTPUT_FUNCTIONS, Plan, make_plan
 from ..hotness import ProfileError, callgrind_profile, rank
-from ..model import ACCEPTED, RUNNING, Candidate, CandidateResult, CFunction, FunctionResult, Report
+from ..model import ACCEPTED, RUNNING, BuildConfig, Candidate, CandidateResult, CFunction, FunctionResult, Report
 from ..options import InputError, Options
 from ..propose.base import Feedback, ProposalRequest, ProposerUnavailable
 from ..propose.registry import make_proposer
@@ -76,6 +76,24 @@ class Pipeline(FunctionSetup):
         self.cache = Cache(opts.cache_dir) if opts.use_cache else None
 
     # -- file level -------------------------------------------------------------
+    def _whole_program(self, cfg: BuildConfig, path: Path, has_main: bool, notes: list[str]) -> BuildConfig:
+        """The build that whole-program timing links: a library file's first --program where no --ldflags
+        names the rest of the program."""
+        if (self.opts.bench_input or self.opts.workload) and not has_main and not cfg.ldflags and cfg.programs:
+            # a library file with a program that calls it: that program is the whole program timed
+            cfg = dataclasses.replace(cfg, ldflags=cfg.programs[0])
+            notes.append(
+                f"the whole program timed is {' '.join(cfg.programs[0])} with {path.name}'s code (the first "
+                "--program), run as the workload says"
+            )
+        if (self.opts.bench_input or self.opts.workload) and not has_main and not cfg.ldflags:
+            raise InputError(
+                f"--bench-input and --workload time the whole program built from {path.name}, which defines no "
+                "main(); give the rest of the program to link with it (--program 'test/example.o libz.a' or "
+                "--ldflags), optimize the file that has main, or drop them"
+            )
+        return cfg
+
     def run(self, path: str | Path) -> Report:
         t0 = time.perf_counter()
         path = Path(path)
@@ -111,12 +129,7 @@ class Pipeline(FunctionSetup):
                 "object does not see)"
             )
         has_main = any(f.name == "main" for f in functions)
-        if (self.opts.bench_input or self.opts.workload) and not has_main and not cfg.ldflags:
-            raise InputError(
-                f"--bench-input and --workload time the whole program built from {path.name}, which defines no "
-                "main(); give the rest of the program to link with it (--ldflags 'test/example.o libz.a'), "
-                "optimize the file that has main, or drop them"
-            )
+        cfg = self._whole_program(cfg, path, has_main, notes)
         work = Path(tempfile.mkdtemp(prefix="supercoder-")) if not self.opts.keep_dir else Path(self.opts.keep_dir)
         work.mkdir(parents=True, exist_ok=True)
         try:

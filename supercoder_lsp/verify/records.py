@@ -14,6 +14,7 @@ from ..harness.contract import (
     TIMED_OUT,
     TRAILER_ABI,
     TRAILER_SYSCALL,
+    exit_words,
 )
 from .sandbox import RunResult
 
@@ -126,7 +127,7 @@ def baseline_failure(r: Records) -> str:
             "memory or does I/O, whose effects the harness does not compare); give program tests with --tests DIR"
         )
     return (
-        f"the -O3 baseline itself fails in the harness ({err or r.run.returncode}); "
+        f"the -O3 baseline itself fails in the harness ({err or exit_words(r.run.returncode)}); "
         "give input bounds for its parameters (--bound NAME=LOW:HIGH)"
     )
 

@@ -372,6 +372,11 @@ def test_a_library_file_records_the_calls_of_the_program_it_is_linked_into(tmp_p
     assert fn["coverage"]["recorded"] > 0 and fn["coverage"]["percent"] == 100, fn["coverage"]
     assert fn["coverage"]["generated_percent"] == alone["coverage"]["percent"]
     assert "recorded from the program's own calls" in fn["harness"], fn["harness"]
+    # the same program given as --program (as its help says), with a workload and no --ldflags
+    data = run_json(*args, "--program", "main.o mix.o", "--workload", "{exe} < in.txt", cwd=tmp_path)
+    [fn] = data["functions"]
+    assert fn["coverage"]["recorded"] > 0 and fn["coverage"]["percent"] == 100, fn["coverage"]
+    assert any("the whole program timed is main.o mix.o with lib.c's code" in n for n in data["notes"]), data["notes"]
 
 
 def test_a_function_that_calls_another_file_of_its_library_links_with_the_library(tmp_path):
