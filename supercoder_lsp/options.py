@@ -166,6 +166,15 @@ class Options:
         "are recorded in it too, run as --workload says or else with no arguments (overrides .supercoder.toml "
         "[build] programs)",
     )
+    test_command: str | None = option(
+        None,
+        "--test-command",
+        metavar="CMD",
+        help="the project's test command, or 'auto' (CTest, meson test, make check or make test, as the project "
+        "has them): the project is built and tested in a copy, with a compiler that puts a recording object in "
+        "place of the file's, and each function's calls in the tests become inputs (overrides .supercoder.toml "
+        "[build] test-command)",
+    )
     compile_timeout: float = option(
         120.0, "--compile-timeout", lo=1, hi=3600, help="seconds before a compiler run counts as hung"
     )

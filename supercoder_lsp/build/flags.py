@@ -225,3 +225,19 @@ def bounds_from_config(file: str | os.PathLike) -> dict[str, dict[str, list]]:
                 raise ConfigError(f"{cfg}: bounds.{fn}.{p} must be [LOW, HIGH], got {b!r}")
             out.setdefault(fn, {})[p] = b
     return out
+
+
+def test_command_from_config(file: str | os.PathLike) -> str | None:
+    """The project's test command from .supercoder.toml ([build] test-command = "make check", or "auto"),
+    run from the project file's folder."""
+    cfg = find_config(file)
+    if not cfg:
+        return None
+    try:
+        data = tomllib.loads(cfg.read_text())
+    except (OSError, tomllib.TOMLDecodeError) as e:
+        raise ConfigError(f"{cfg}: cannot be read as TOML ({e})") from e
+    cmd = (data.get("build") or {}).get("test-command")
+    if cmd is not None and not isinstance(cmd, str):
+        raise ConfigError(f'{cfg}: [build] test-command must be a string, e.g. test-command = "make check"')
+    return cmd

@@ -150,6 +150,42 @@ static int sc_record_regions(uint64_t *pos) {{
 """
 
 
+_HELPERS_C = """#define _GNU_SOURCE
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/uio.h>
+#define SC_MAX_RECORD @MAX_RECORD@ULL
+static unsigned char sc_buf[SC_MAX_RECORD + 64];
+/* memory of the program, read without faulting: a short read means the length is not the buffer's */
+static int sc_read(void *dst, const void *src, uint64_t n) {
+    if (!n) return 1;
+    struct iovec l = { dst, n }, r = { (void *)src, n };
+    return process_vm_readv(getpid(), &l, 1, &r, 1, 0) == (ssize_t)n;
+}
+static uint64_t sc_strlen(const unsigned char *p, uint64_t max) {
+    unsigned char c;
+    for (uint64_t i = 0; i <= max; i++) { if (!sc_read(&c, p + i, 1)) return (uint64_t)-1; if (!c) return i + 1; }
+    return (uint64_t)-1;
+}
+static void put(uint64_t *pos, uint64_t v) { memcpy(sc_buf + *pos, &v, 8); *pos += 8; }
+static void sc_skip(int fd, uint64_t why) { uint64_t h[2] = { why, 16 }; if (write(fd, h, 16) != 16) return; }
+/* where the records go: the descriptor SC_ARGS_FD names, or a file of this process's own in SC_ARGS_DIR
+ * (a test suite's processes, whose runner may close descriptors it did not open) */
+static int sc_args_fd(void) {
+    const char *s = getenv("SC_ARGS_FD"), *d = getenv("SC_ARGS_DIR");
+    if (s) return atoi(s);
+    if (!d) return -1;
+    char path[4096];
+    snprintf(path, sizeof path, "%s/args.%d", d, (int)getpid());
+    return open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+}
+""".replace("@MAX_RECORD@", str(MAX_RECORD))
+
+
 def render_recorder(plan: Plan) -> str:
     """C for the recording program: `void sc_record_args(const uint64_t *g)`, called by the stub."""
     regs = _slots(plan)
@@ -187,34 +223,13 @@ def render_recorder(plan: Plan) -> str:
         for k, p in enumerate(plan.params):
             body.append(f"    put(&pos, {regs[k] if p.role in ('array', 'cstring') else '0'});")
         body.append(f"    if (!sc_record_regions(&pos)) {{ sc_skip(fd, {TOO_BIG}); return; }}")
-    return f"""#define _GNU_SOURCE
-#include <stdint.h>
-#include <stdlib.h>
-#include <string.h>
-#include <unistd.h>
-#include <sys/uio.h>
-#define SC_MAX_RECORD {MAX_RECORD}ULL
-static unsigned char sc_buf[SC_MAX_RECORD + 64];
-/* memory of the program, read without faulting: a short read means the length is not the buffer's */
-static int sc_read(void *dst, const void *src, uint64_t n) {{
-    if (!n) return 1;
-    struct iovec l = {{ dst, n }}, r = {{ (void *)src, n }};
-    return process_vm_readv(getpid(), &l, 1, &r, 1, 0) == (ssize_t)n;
-}}
-static uint64_t sc_strlen(const unsigned char *p, uint64_t max) {{
-    unsigned char c;
-    for (uint64_t i = 0; i <= max; i++) {{ if (!sc_read(&c, p + i, 1)) return (uint64_t)-1; if (!c) return i + 1; }}
-    return (uint64_t)-1;
-}}
-static void put(uint64_t *pos, uint64_t v) {{ memcpy(sc_buf + *pos, &v, 8); *pos += 8; }}
-static void sc_skip(int fd, uint64_t why) {{ uint64_t h[2] = {{ why, 16 }}; if (write(fd, h, 16) != 16) return; }}
-{_DEEP_C if deep else ""}
+    return f"""{_HELPERS_C}{_DEEP_C if deep else ""}
 void sc_record_args(const uint64_t *g) {{
     static uint64_t calls, total;
     static int fd = -2;
     calls++;
     if (!(calls <= 64 || (calls & (calls - 1)) == 0 || calls % 4099 == 0)) return;
-    if (fd == -2) {{ const char *s = getenv("SC_ARGS_FD"); fd = s ? atoi(s) : -1; }}
+    if (fd == -2) fd = sc_args_fd();
     if (fd < 0 || total > (64ULL << 20)) return;
     uint64_t pos = 16;
 {chr(10).join(body)}

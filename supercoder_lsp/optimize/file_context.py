@@ -21,6 +21,7 @@ from ..hotness import ProfileError, inclusive_shares
 from ..model import BuildConfig, CFunction
 from ..source import remove_definition
 from ..source.references import first_use
+from ..verify.test_suite import TestSuite, find_test_command, project_root
 from .cache import content_hashes
 
 T = TypeVar("T")
@@ -55,6 +56,7 @@ class FileContext:
         self._project: ProjectLibrary | None = None  # what link_project built
         self._shares: dict[str, float] | None = None
         self._rest: dict[str, Path] = {}
+        self._suite: TestSuite | str | None = None
         self._compiled: dict[str, CompiledFunction] | None = None
         self.compiled_problem: str | None = None  # why there are no types from the compiler
 
@@ -156,6 +158,23 @@ class FileContext:
             return ""
         files = [self.path.resolve(), *(f for f in project_files(db) if f != self.path.resolve())]
         return first_use((fn.name, fn.source_name), files, self.path, (fn.start_byte, fn.end_byte))
+
+    def test_suite(self, command: str | None) -> TestSuite | str | None:
+        """The project's test suite, run with `command` ('auto': the one the project's build has): None
+        where no command is given, else the suite, or why there is none (kept for the file's functions)."""
+        command = command or build.flags.test_command_from_config(self.path)
+        if not command:
+            return None
+        if self._suite is None:
+            root = project_root(self.path.resolve())
+            found = find_test_command(root) if command == "auto" else command
+            self._suite = (
+                TestSuite(root, self.path, found, self.cfg.compiler, self.work / "test-suite")
+                if found
+                else f"no test command found in {root} (no CMakeLists.txt, meson.build, or Makefile with a check "
+                "or test target): give it with --test-command CMD"
+            )
+        return self._suite
 
     def own_programs(self) -> dict[str, tuple[str, ...]]:
         """The project's own programs, where its flags came from a compile_commands.json: each file of it

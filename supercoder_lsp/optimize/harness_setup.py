@@ -173,7 +173,7 @@ def _recording_note(rec: Recording) -> str:
 
 def user_inputs(ctx: FileContext, opts: Options) -> bool:
     """Whether the user named anything to record calls in: tests, a bench input, a workload, programs."""
-    return bool(ctx.tests or opts.bench_input or opts.workload or ctx.cfg.programs)
+    return bool(ctx.tests or opts.bench_input or opts.workload or ctx.cfg.programs or ctx.test_suite(opts.test_command))
 
 
 def own_program_recording(
@@ -209,6 +209,11 @@ def program_recording(
     bench input or workload, and the other programs (`programs`, else the user's)."""
     if programs is None and not user_inputs(ctx, opts):
         return Recording()
+    suite = ctx.test_suite(opts.test_command) if programs is None else None
+    if isinstance(suite, str):
+        if suite not in notes:
+            notes.append(suite)
+        suite = None
     try:
         return record_program(
             ctx.rest_object(fn),
@@ -221,6 +226,7 @@ def program_recording(
             stdin_files=[i for _, i, _ in ctx.tests or []] + ([Path(opts.bench_input)] if opts.bench_input else []),
             workload=opts.workload,
             programs=ctx.cfg.programs if programs is None else programs,
+            suite=suite,
         )
     except build.BuildError as e:
         lines = e.output.splitlines()

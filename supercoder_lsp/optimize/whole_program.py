@@ -16,16 +16,14 @@ import hashlib
 import os
 import random
 import shlex
-import shutil
 import subprocess
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..build.project_copy import copy_project
 from ..measure.stats import median_ci, ratio_of_medians_ci
 from ..options import InputError
-
-OUTPUTS = ("*.o", "*.a", "*.so", "*.so.*", "*.gcda", "*.gcno", "CMakeCache.txt", "CMakeFiles", "__pycache__")
 
 
 @dataclass
@@ -52,35 +50,6 @@ class Outcome:
     speedup: float | None = None
     speedup_ci: tuple[float, float] | None = None
     verdict: str = ""
-
-
-def _sources(project: Path) -> list[Path]:
-    """The project's files as its version control sees them (relative paths)."""
-    try:
-        out = subprocess.run(
-            ["git", "-C", str(project), "ls-files", "-z", "-co", "--exclude-standard"],
-            capture_output=True,
-            check=True,
-        ).stdout
-        return [Path(p) for p in out.decode("utf-8", "surrogateescape").split("\0") if p]
-    except (subprocess.CalledProcessError, FileNotFoundError):
-        return []
-
-
-def copy_project(project: Path, dest: Path, edits: dict[str, str]) -> None:
-    files = _sources(project)
-    builds = {p.parent for p in files if p.name == "CMakeCache.txt"}  # build folders git does not ignore
-    files = [p for p in files if not builds.intersection(p.parents) and not any(p.match(g) for g in OUTPUTS)]
-    if files:
-        for rel in files:
-            src = project / rel
-            if src.is_file() or src.is_symlink():
-                (dest / rel).parent.mkdir(parents=True, exist_ok=True)
-                shutil.copy2(src, dest / rel, follow_symlinks=False)
-    else:
-        shutil.copytree(project, dest, symlinks=True, ignore=shutil.ignore_patterns(".git", *OUTPUTS))
-    for name, text in edits.items():
-        (dest / name).write_bytes(text.encode("utf-8", "surrogateescape"))
 
 
 def _sh(cmd: str, cwd: Path, cflags: str, timeout: float) -> subprocess.CompletedProcess:

@@ -36,6 +36,7 @@ from ..harness.plan import Plan
 from ..harness.recorded import RecordedInputs, parse_records, render_recorder
 from .program import command_for
 from .sandbox import run_limited
+from .test_suite import TestSuite
 
 MAX_SNAPSHOTS = 12
 MAX_BYTES = 1 << 20  # of globals per snapshot that are worth replaying
@@ -108,6 +109,17 @@ def _recorder(
     plan: Plan | None,
 ) -> tuple[Path, dict]:
     """The -O3 program with the recording stub in front of `function`."""
+    objs, layout = recording_objects(rest_obj, base_obj, function, workdir, plan)
+    exe = workdir / "program.rec"
+    build.link(objs, exe, extra=ldflags, compiler=compiler)
+    return exe, layout
+
+
+def recording_objects(
+    rest_obj: Path, base_obj: Path, function: str, workdir: Path, plan: Plan | None
+) -> tuple[list[str | os.PathLike], dict]:
+    """The file's objects with the recording stub in front of `function` (its calls' arguments to
+    SC_ARGS_FD, or to a file of their own per process in SC_ARGS_DIR), and the layout of its globals."""
     rest = workdir / "rest.rec.o"
     shutil.copyfile(rest_obj, rest)
     build.objcopy(rest, "--rename-section", ".data=sc_rdata", "--rename-section", ".bss=sc_rbss,alloc")
@@ -119,17 +131,16 @@ def _recorder(
     build.assemble(stub_src, stub)
     rec = workdir / "record.rec.o"
     build.run_tool(
-        ["gcc", "-O1", "-w", "-c", str(include_dir() / "sc_record.c"), "-o", str(rec)], "compile state recorder"
+        ["gcc", "-O1", "-fPIC", "-w", "-c", str(include_dir() / "sc_record.c"), "-o", str(rec)],
+        "compile state recorder",
     )
     objs: list[str | os.PathLike] = [rest, impl, stub, rec]
     if plan is not None and plan.supported:
         src = workdir / "args.rec.c"
         src.write_text(render_recorder(plan))
         objs.append(workdir / "args.rec.o")
-        build.run_tool(["gcc", "-O1", "-w", "-c", str(src), "-o", str(objs[-1])], "compile argument recorder")
-    exe = workdir / "program.rec"
-    build.link(objs, exe, extra=ldflags, compiler=compiler)
-    return exe, data_symbols(rest, ("sc_rdata", "sc_rbss"))
+        build.run_tool(["gcc", "-O1", "-fPIC", "-w", "-c", str(src), "-o", str(objs[-1])], "compile argument recorder")
+    return objs, data_symbols(rest, ("sc_rdata", "sc_rbss"))
 
 
 def _parse(data: bytes, layout: dict[str, tuple[int, int, int]]) -> list[Snapshot]:
@@ -163,6 +174,7 @@ def record_program(
     stdin_files: list[Path] | tuple[Path, ...] = (),
     workload: str | None = None,
     programs: tuple[tuple[str, ...], ...] = (),
+    suite: TestSuite | None = None,
 ) -> Recording:
     """The file's globals at the function's calls and (with a harness `plan`) its arguments, over
     the program's own inputs, and over the runs of the other `programs` (each its objects and
@@ -180,7 +192,7 @@ def record_program(
         if workload:
             runs.append((["/bin/sh", "-c", command_for(exe, None, workload)], None, "the workload", os.getcwd()))
     except build.BuildError as e:
-        if not programs:
+        if not programs and suite is None:
             raise
         if stdin_files:  # a library file's calls come from the other programs; its tests had none to run
             out.failed.append(f"the tests' program: does not link ({e.what})")
@@ -198,37 +210,82 @@ def record_program(
             runs.append((["/bin/sh", "-c", command_for(other, None, workload)], None, name, os.getcwd()))
         else:
             runs.append(([str(other)], None, name, None))
+    if suite is not None and out.inputs is not None and plan is not None:
+        _record_suite(suite, rest_obj, base_obj, function, workdir / "suite", plan, out)
     if layout is None or (not layout and out.inputs is None):
         return out
     snaps: list[Snapshot] = []
     for argv, stdin, what, cwd in runs:
-        fds = [tempfile.mkstemp(prefix="sc-rec-", dir=workdir) for _ in range(2)]
-        try:
-            r = run_limited(
-                argv,
-                timeout=60,
-                stdin_path=stdin,
-                pass_fds=tuple(fd for fd, _ in fds),
-                env={"SC_RECORD_FD": str(fds[0][0]), "SC_ARGS_FD": str(fds[1][0])},
-                cwd=cwd,
-                binary=True,
-            )
-            out.runs += 1
-            if r.timed_out or r.returncode != 0:
-                out.failed.append(f"{what}: {'timed out' if r.timed_out else f'exit code {r.returncode}'}")
-            if layout and len(snaps) < MAX_SNAPSHOTS:
-                snaps += _parse(Path(fds[0][1]).read_bytes(), layout)
-            if out.inputs is not None and plan is not None:
-                out.inputs = parse_records(Path(fds[1][1]).read_bytes(), plan, out.inputs)
-        finally:
-            for fd, path in fds:
-                os.close(fd)
-                os.unlink(path)
+        snaps += _recorded_run(argv, stdin, what, cwd, workdir, layout, plan, out, len(snaps))
     unique: dict[tuple, Snapshot] = {}
     for s in snaps:
         unique.setdefault(tuple(sorted(s.values.items())), s)
     out.states = list(unique.values())[:MAX_SNAPSHOTS]
     return out
+
+
+def _recorded_run(
+    argv: list[str],
+    stdin: str | None,
+    what: str,
+    cwd: str | None,
+    workdir: Path,
+    layout: dict[str, tuple[int, int, int]],
+    plan: Plan | None,
+    out: Recording,
+    have: int,
+) -> list[Snapshot]:
+    """One run of a recording program: its calls' arguments added to `out.inputs`, its snapshots of the
+    globals returned (none once `have` reach MAX_SNAPSHOTS)."""
+    snaps: list[Snapshot] = []
+    fds = [tempfile.mkstemp(prefix="sc-rec-", dir=workdir) for _ in range(2)]
+    try:
+        r = run_limited(
+            argv,
+            timeout=60,
+            stdin_path=stdin,
+            pass_fds=tuple(fd for fd, _ in fds),
+            env={"SC_RECORD_FD": str(fds[0][0]), "SC_ARGS_FD": str(fds[1][0])},
+            cwd=cwd,
+            binary=True,
+        )
+        out.runs += 1
+        if r.timed_out or r.returncode != 0:
+            out.failed.append(f"{what}: {'timed out' if r.timed_out else f'exit code {r.returncode}'}")
+        if layout and have < MAX_SNAPSHOTS:
+            snaps = _parse(Path(fds[0][1]).read_bytes(), layout)
+        if out.inputs is not None and plan is not None:
+            out.inputs = parse_records(Path(fds[1][1]).read_bytes(), plan, out.inputs)
+    finally:
+        for fd, path in fds:
+            os.close(fd)
+            os.unlink(path)
+    return snaps
+
+
+def _record_suite(
+    suite: TestSuite, rest_obj: Path, base_obj: Path, function: str, workdir: Path, plan: Plan, out: Recording
+) -> None:
+    """The calls of `function` over the project's test suite, added to `out.inputs`."""
+    workdir.mkdir(parents=True, exist_ok=True)
+    try:
+        objs, _ = recording_objects(rest_obj, base_obj, function, workdir, plan)
+        merged = workdir / "recording.o"
+        build.run_tool(["ld", "-r", "-o", str(merged), *map(str, objs)], "merge the recording object")
+    except build.BuildError as e:
+        out.failed.append(f"the test suite: its recording object could not be built ({e.what})")
+        return
+    run = suite.run(merged, function)
+    out.runs += 1
+    problem = run.problem(suite.file.name)
+    if problem:
+        out.failed.append(problem)
+        return
+    if run.returncode != 0:
+        out.failed.append(f"the test suite ({run.command}): exit code {run.returncode}")
+    for f in run.record_files:
+        out.inputs = parse_records(f.read_bytes(), plan, out.inputs)
+    out.found = out.found or f"the project's test suite ({suite.command})"
 
 
 def render_snapshots(snaps: list[Snapshot], support_obj: Path | None) -> str:
