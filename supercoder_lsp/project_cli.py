@@ -190,10 +190,7 @@ def apply_cmd(a: argparse.Namespace) -> int:
     for p in edits.files:
         if root not in p.resolve().parents:
             raise InputError(f"'{p}' is not inside the project '{root}': give --project")
-    for w in edits.wins:
-        print(f"apply  {Path(w.file).name}:{w.function}  {w.kind}: {w.text[:90]}  ({w.speedup:.2f}x alone)")
-    for left in edits.left:
-        print(f"leave  {Path(left.file).name}:{left.function}  {left.why}")
+    _print_plan(edits)
     with tempfile.TemporaryDirectory(prefix="supercoder-apply-") as t:
         work = a.keep_work or Path(t)
         work.mkdir(parents=True, exist_ok=True)
@@ -242,6 +239,18 @@ def _broken(applied, tested: bool) -> str:
     if applied.failed_runs:
         return f"{applied.failed_runs} workload run(s) failed: {applied.error}"
     return ""
+
+
+def _print_plan(edits) -> None:
+    for w in edits.wins:
+        print(f"apply  {Path(w.file).name}:{w.function}  {w.kind}: {w.text[:90]}  ({w.speedup:.2f}x alone)")
+        if w.kept_c:
+            print(
+                f"       its assembly needs {w.kept_c}, which the file's flags do not enable: built so, its #if "
+                "keeps the C; it runs where the build enables them (e.g. -march=native)"
+            )
+    for left in edits.left:
+        print(f"leave  {Path(left.file).name}:{left.function}  {left.why}")
 
 
 def _message(edits) -> str:

@@ -10,10 +10,12 @@ listed with the reason it was left.
 from __future__ import annotations
 
 import difflib
+import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from .. import build
+from ..asm.features import required_cpu_flags
 from ..options import InputError
 from ..source import find_function, parse_functions
 from ..source.edit import apply_body_change
@@ -31,6 +33,7 @@ class Win:
     ci: tuple[float, float]
     features: list[str]
     headline: str
+    kept_c: str = ""  # for assembly: the features the build's flags do not enable, so its #if keeps the C
 
 
 @dataclass
@@ -85,6 +88,17 @@ def _assembly(path: Path, text: str, name: str, best: dict, verified_flags: list
     return replace.render(text, fn, best["assembly"], f"{best['label']}, applied by supercoder apply", proof)
 
 
+def _guard_false(path: Path, asm: str) -> str:
+    """The features the assembly needs that the file's flags do not enable ('' where its #if holds)."""
+    cfg = build.resolve(path)
+    p = subprocess.run(
+        [cfg.compiler, *cfg.flags, "-dM", "-E", "-x", "c", "/dev/null"], capture_output=True, text=True, check=False
+    )
+    defined = {ln.split()[1] for ln in p.stdout.splitlines() if ln.startswith("#define ")}
+    need = sorted(required_cpu_flags(asm))
+    return ", ".join(f for f in need if replace.ISA_MACROS.get(f) not in defined)
+
+
 def _one(path: Path, text: str, f: dict, rep: dict, assembly: bool) -> tuple[str, Win | str]:
     """The file's text with function `f`'s win applied, and the win; or the text and why it was left."""
     name, best = f["name"], f.get("best")
@@ -121,6 +135,7 @@ def _one(path: Path, text: str, f: dict, rep: dict, assembly: bool) -> tuple[str
         except replace.ReplaceError as e:
             return text, str(e)
         win.kind, win.text = "assembly", best["label"]
+        win.kept_c = _guard_false(path, best["assembly"])
     elif kind in ("flag", "compiler"):
         return text, (
             f"its change is to the build ({change['text']}: {change.get('description', '')}); apply does not "

@@ -176,3 +176,33 @@ def test_a_workload_whose_output_varies_on_its_own_is_refused_with_what_to_do(pr
     assert p.returncode == 2, p.stdout + p.stderr
     assert "varies from run to run on the reference build (printed other output)" in p.stderr
     assert "make it deterministic" in p.stderr
+
+
+def test_assembly_wins_go_in_with_the_c_kept_and_the_project_passes_its_tests(project, tmp_path):
+    """A win with no source-level change (a SWAR popcount, replayed) goes in only with --assembly: under
+    #if, with the C under #else and its evidence line; the project builds, passes its tests and runs its
+    workload faster with it."""
+    d, _ = project
+    cands = tmp_path / "cands" / "bits_set"
+    cands.mkdir(parents=True)
+    swar = (FIXTURES / "lsp" / "cands" / "popcount" / "swar.s").read_text().replace("popcount", "bits_set")
+    (cands / "swar.s").write_text(swar)
+    rep = tmp_path / "swar.json"
+    p = supercoder(
+        "optimize", "bits.c", "-f", "bits_set", "-p", "replay", "--candidates", str(tmp_path / "cands"),
+        "--inputs", "3000", "--no-cache", "-o", str(rep), cwd=d,
+    )  # fmt: skip
+    assert p.returncode == 0 and json.loads(rep.read_text())["functions"][0]["best"], p.stdout + p.stderr
+    common = (*BUILD, "--runs", "4", "--no-native", "--no-pgo", "--patch", str(tmp_path / "swar.patch"))
+    p = supercoder("apply", str(rep), *common, cwd=tmp_path)
+    assert "leave  bits.c:bits_set  no source-level change; give --assembly" in p.stdout, p.stdout
+    out = tmp_path / "a.json"
+    p = supercoder("apply", str(rep), *common, "--assembly", "-o", str(out), cwd=tmp_path)
+    assert p.returncode == 0, p.stdout + p.stderr
+    res = json.loads(out.read_text())
+    assert [(w["function"], w["kind"], w["kept_c"]) for w in res["wins"]] == [("bits_set", "assembly", "")]
+    applied = res["builds"][1]
+    assert applied["tests"] == "passed" and applied["verdict"] == "faster", applied
+    text = (tmp_path / "swar.patch").read_text()
+    assert "+#if defined(__x86_64__)" in text and "+/* supercoder-evidence: " in text and "+#else" in text
+    git(d, "apply", "--check", str(tmp_path / "swar.patch"))
