@@ -81,6 +81,7 @@ class HarnessBase:
         self.outside_recorded = 0  # of them: recorded calls that reach memory the recording did not keep
         self.outside_generated = 0  # and generated inputs the original reads past, where recorded calls run whole
         self.base: Records | None = None
+        self.probe_run: Records | None = None  # stays_inside's last run, for the probe's reason
         self.input_ms = SHORT_INPUT_MS  # the original's limit per input (_first_run)
         self.skip_file: Path | None = None  # the inputs the original ran out of time on (not run again)
         self.only_recorded = ""  # why the generated inputs are not run: they break the original's harness

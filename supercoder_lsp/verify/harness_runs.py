@@ -213,6 +213,7 @@ class HarnessRuns(HarnessBase):
         with the most elements, a signal each, 0.2 s a pair)."""
         with ThreadPoolExecutor(2) as pool:
             a, b = pool.map(lambda mode: self._run(exe, 10**9, mode, BASELINE_SECONDS, env), (0, MODE_FLIP_SIDES))
+        self.probe_run = a  # the probe says why, where it failed on every input
         n, m = len(a.status), min(len(a.status), len(b.status))
         failing, late = CRASHED | TIMED_OUT | NOT_RUN, TIMED_OUT | NOT_RUN
         if skip is not None:

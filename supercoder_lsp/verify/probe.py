@@ -17,6 +17,7 @@ from pathlib import Path
 
 from ..harness.plan import PROBE_MAX, Plan
 from .function_check import FLOOR_MS, FunctionHarness
+from .records import forbidden_syscall
 
 PROBE_RANDOM = 600  # random inputs per probe, besides the edge values
 # the probe's first run, with the most elements there, has this many ms of the original's time for its
@@ -62,6 +63,8 @@ def probe_sizes(
         p = out.params[k]
         hi = _smallest_inside(h, exe, k, p.probe_from, p.max_len, since, prior)
         prior = _skip_list(h, k)  # written by its first run
+        if isinstance(hi, str) and hi.startswith("makes a system call"):
+            return Plan(False, f"the -O3 original {hi}; give program tests with --tests DIR", [], out.ret)
         if isinstance(hi, str):
             return Plan(
                 False,
@@ -115,6 +118,9 @@ def _smallest_inside(
     if failed >= ran:  # every input failed (or none finished, so none was compared: not ok)
         ok, ran, failed = h.stays_inside(exe, first, skip)
     if failed >= ran:
+        syscall = forbidden_syscall(h.probe_run) if h.probe_run is not None else None
+        if syscall:  # not a question of length: json-c's lh_char_hash seeds itself with getrandom
+            return syscall.removeprefix("the -O3 original ")
         return f"fails on every input even with {most} elements there"
     if not ok:
         return f"touches memory outside {most} elements there"

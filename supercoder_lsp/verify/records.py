@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 from ..harness.contract import (
     CRASHED,
+    EXIT_SYSCALL,
     NOT_RUN,
     SHORT_MS,
     TIMED_OUT,
@@ -115,17 +116,32 @@ def forbidden_call(r: Records) -> bool:
     return re.search(r"forbidden system call (\d+)", r.run.stderr) is not None
 
 
+def forbidden_syscall(r: Records) -> str | None:
+    """Where a run of the original ended on a system call the harness does not allow: which, and why that
+    stops it; else None."""
+    m = re.search(r"forbidden system call (\d+)", r.run.stderr)
+    kind, _, what = r.trailer or (0, None, None)
+    named = m or (kind == TRAILER_SYSCALL and what is not None)
+    if not (named or r.run.returncode == EXIT_SYSCALL or r.run.killed_by_seccomp):
+        return None
+    n = (int(m.group(1)) if m else int(what or 0)) if named else -1
+    name = SYSCALL_NAMES.get(n, f"number {n}" if named else "which, the run did not say")
+    why = (
+        "its results depend on random numbers the system gives, so no two runs can be compared"
+        if name == "getrandom"
+        else "it allocates memory or does I/O, whose effects the harness does not compare"
+        if named
+        else "the harness does not compare what the system does"
+    )
+    return f"the -O3 original makes a system call the function harness does not allow ({name}: {why})"
+
+
 def baseline_failure(r: Records) -> str:
     """Why the -O3 original cannot run in the function harness, and what to do."""
     err = r.run.stderr.strip()
-    m = re.search(r"forbidden system call (\d+)", err)
-    if m:
-        n = int(m.group(1))
-        name = SYSCALL_NAMES.get(n, f"number {n}")
-        return (
-            f"the -O3 original makes a system call the function harness does not allow ({name}: it allocates "
-            "memory or does I/O, whose effects the harness does not compare); give program tests with --tests DIR"
-        )
+    syscall = forbidden_syscall(r)
+    if syscall:
+        return f"{syscall}; give program tests with --tests DIR"
     return (
         f"the -O3 baseline itself fails in the harness ({err or exit_words(r.run.returncode)}); "
         "give input bounds for its parameters (--bound NAME=LOW:HIGH)"

@@ -128,3 +128,12 @@ def test_a_length_on_which_no_input_finished_is_not_taken_for_one_it_stays_insid
     exe = h.build_original(base)
     inside, ran, failed = h.stays_inside(exe, {"SC_PROBE_LEN": "0:1", "SC_BUDGET_MS": "300"})
     assert (inside, failed) == (False, ran), (inside, ran, failed)
+
+
+def test_an_original_that_calls_the_system_is_refused_for_that_not_for_a_length(tmp_path):
+    """A key hash seeded with getrandom on its first call fails on every probe input whatever the length:
+    the reason is the system call, and no --bound is offered (none would help)."""
+    res = _run(tmp_path, PROBE / "seeded.c", "seeded_hash")
+    assert res.status == "unsupported"
+    assert "makes a system call the function harness does not allow" in res.detail, res.detail
+    assert "--bound" not in res.detail and "--tests DIR" in res.detail
