@@ -167,11 +167,13 @@ def _table(outs) -> str:
         sp = (
             f"{o.speedup:.2f}x ({o.speedup_ci[0]:.2f}-{o.speedup_ci[1]:.2f}) {o.verdict}"
             if o.speedup and o.speedup_ci
-            else o.verdict
+            else o.verdict.split(":")[0]  # "no figure": why, below the table
         )
         rows.append((o.name, o.tests.split(":")[0], med, sp, o.runs_on))
     w = [max(len(r[i]) for r in rows) for i in range(4)]
-    return "\n".join("  ".join(r[i].ljust(w[i]) for i in range(4)) + "  " + r[4] for r in rows)
+    table = "\n".join("  ".join(r[i].ljust(w[i]) for i in range(4)) + "  " + r[4] for r in rows)
+    why = [f"{o.name}: {o.error or o.tests}" for o in outs if o.error or o.tests.startswith("failed")]
+    return table + "".join(f"\n  {x}" for x in why)
 
 
 def apply_cmd(a: argparse.Namespace) -> int:

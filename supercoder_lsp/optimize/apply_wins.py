@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import difflib
 import subprocess
+import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -75,6 +76,13 @@ def _assembly(path: Path, text: str, name: str, best: dict, verified_flags: list
     assert fn is not None
     original = data[fn.start_byte : fn.end_byte].decode("utf-8", "surrogateescape")
     cfg = build.resolve(path)
+    with tempfile.TemporaryDirectory(prefix="supercoder-link-") as t:  # static by a macro (zlib's `local`)
+        build.compile_object(path, cfg, Path(t) / "f.o")
+        if name not in build.defined_globals(Path(t) / "f.o"):
+            raise replace.ReplaceError(
+                f"'{name}' is not a global symbol of the compiled file (static, by a macro or otherwise): "
+                "assembly in its place would change its linkage; use the source-level change"
+            )
     if verified_flags is not None and list(cfg.flags) != list(verified_flags):
         raise replace.ReplaceError(
             f"verified against {' '.join(verified_flags)}, but the project builds the file with "

@@ -15,7 +15,7 @@ from __future__ import annotations
 import hashlib
 import os
 import random
-import shlex
+import shutil
 import subprocess
 import time
 from dataclasses import dataclass, field
@@ -54,7 +54,7 @@ class Outcome:
 
 def _sh(cmd: str, cwd: Path, cflags: str, timeout: float) -> subprocess.CompletedProcess:
     env = {**os.environ, "CFLAGS": cflags}
-    cmd = cmd.replace("{cflags}", shlex.quote(cflags))
+    cmd = cmd.replace("{cflags}", cflags)  # as written: the command quotes it ("-DCMAKE_C_FLAGS='{cflags}'")
     try:
         return subprocess.run(cmd, shell=True, cwd=cwd, env=env, capture_output=True, timeout=timeout)
     except subprocess.TimeoutExpired:
@@ -62,7 +62,7 @@ def _sh(cmd: str, cwd: Path, cflags: str, timeout: float) -> subprocess.Complete
 
 
 def _tail(p: subprocess.CompletedProcess) -> str:
-    return (p.stdout + p.stderr).decode(errors="replace").strip()[-600:]
+    return " ".join((p.stdout + p.stderr).decode(errors="replace").split())[-600:]
 
 
 class WholeProgram:
@@ -86,26 +86,10 @@ class WholeProgram:
         copy_project(self.project, where, b.edits)
         flags = b.cflags
         if b.pgo:
-            prof = self.work / "pgo-profile"
-            gen = self.work / "pgo-train"
-            copy_project(self.project, gen, b.edits)
-            g = _sh(self.build_cmd, gen, f"{flags} -fprofile-generate={prof} -fprofile-prefix-path={gen}", self.timeout)
-            if g.returncode != 0:
-                out.error = f"the profiling build failed (exit {g.returncode}): {_tail(g)}"
+            trained = self._trained(b, where, out)
+            if trained is None:
                 return None
-            t = _sh(self.workload, gen, flags, self.timeout)
-            if t.returncode != 0:
-                out.error = f"the training run of the workload failed (exit {t.returncode}): {_tail(t)}"
-                return None
-            if not any(prof.rglob("*.gcda")):
-                out.error = (
-                    "the training run wrote no profile (PGO here uses gcc's -fprofile-generate; with clang, "
-                    "leave it out with --no-pgo)"
-                )
-                return None
-            flags = (
-                f"{flags} -fprofile-use={prof} -fprofile-prefix-path={where} -fprofile-correction -Wno-missing-profile"
-            )
+            flags = trained
             out.cflags = f"{b.cflags} -fprofile-use (trained on the workload)"
         p = _sh(self.build_cmd, where, flags, self.timeout)
         if p.returncode != 0:
@@ -116,6 +100,32 @@ class WholeProgram:
             t = _sh(self.test_cmd, where, flags, self.timeout)
             out.tests = "passed" if t.returncode == 0 else f"failed (exit {t.returncode}): {_tail(t)[-300:]}"
         return where
+
+    def _trained(self, b: Build, where: Path, out: Outcome) -> str | None:
+        """PGO: `where` built with -fprofile-generate and the workload run there once, then emptied and
+        copied again (the same paths: gcc's profiles check each function's file and lines); the flags
+        that use the profile, or None (and out.error) where a step failed."""
+        prof = self.work / "pgo-profile"
+        gen = f"{b.cflags} -fprofile-generate={prof} -fprofile-prefix-path={where}"
+        g = _sh(self.build_cmd, where, gen, self.timeout)
+        if g.returncode != 0:
+            out.error = f"the profiling build failed (exit {g.returncode}): {_tail(g)}"
+            return None
+        t = _sh(self.workload, where, b.cflags, self.timeout)
+        if t.returncode != 0:
+            out.error = f"the training run of the workload failed (exit {t.returncode}): {_tail(t)}"
+            return None
+        if not any(prof.rglob("*.gcda")):
+            out.error = (
+                "the training run wrote no profile (PGO here uses gcc's -fprofile-generate; with clang, "
+                "leave it out with --no-pgo)"
+            )
+            return None
+        shutil.rmtree(where)
+        copy_project(self.project, where, b.edits)
+        return (
+            f"{b.cflags} -fprofile-use={prof} -fprofile-prefix-path={where} -fprofile-correction -Wno-missing-profile"
+        )
 
     def run(self, builds: list[Build], runs: int = 10, seed: int = 0) -> list[Outcome]:
         """Build each (the first is the reference), test, and time the workload `runs` rounds, interleaved."""

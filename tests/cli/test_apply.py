@@ -47,7 +47,9 @@ def test_apply_times_the_projects_workload_with_the_wins_flags_and_pgo_side_by_s
     d, rep = project
     out = tmp_path / "apply.json"
     patch = tmp_path / "wins.patch"
-    p = supercoder("apply", str(rep), *BUILD, "--runs", "6", "--patch", str(patch), "-o", str(out), cwd=tmp_path)
+    # the flags reach the build where it says {cflags} (several words: -O3 -march=native, the PGO flags)
+    build = ("--build", "make CFLAGS='{cflags}'", *BUILD[2:])
+    p = supercoder("apply", str(rep), *build, "--runs", "6", "--patch", str(patch), "-o", str(out), cwd=tmp_path)
     assert p.returncode == 0, p.stdout + p.stderr
     res = json.loads(out.read_text())
     names = [b["name"] for b in res["builds"]]
@@ -206,3 +208,27 @@ def test_assembly_wins_go_in_with_the_c_kept_and_the_project_passes_its_tests(pr
     text = (tmp_path / "swar.patch").read_text()
     assert "+#if defined(__x86_64__)" in text and "+/* supercoder-evidence: " in text and "+#else" in text
     git(d, "apply", "--check", str(tmp_path / "swar.patch"))
+
+
+def test_assembly_is_not_put_in_place_of_a_function_that_is_static_by_a_macro(tmp_path):
+    """zlib's `local` is `static` by a macro: tree-sitter cannot see it, the compiled object can. A global
+    assembly symbol in its place would change its linkage, so the win is left, with the reason."""
+    from supercoder_lsp.optimize.apply_wins import plan_edits
+    from supercoder_lsp.source.replaced import fingerprints
+
+    src = tmp_path / "m.c"
+    src.write_text(
+        "#define local static\nlocal int twice(int x) { return x + x; }\nint use(int x) { return twice(x); }\n"
+    )
+    asm = "\t.text\n\t.globl\ttwice\n\t.type\ttwice, @function\ntwice:\n\tleal\t(%rdi,%rdi), %eax\n\tret\n"
+    best = {"label": "c", "speedup": 1.5, "speedup_ci": [1.4, 1.6], "headline": "1.50x", "assembly": asm}
+    rep = {
+        "file": str(src),
+        "environment": {"flags": ["-O3"]},
+        "source": {"path": str(src), "fingerprints": fingerprints(src.read_text())},
+        "functions": [{"name": "twice", "status": "done", "best": best}],
+    }
+    edits = plan_edits([rep], assembly=True)
+    assert not edits.wins and not edits.files
+    [left] = edits.left
+    assert "is not a global symbol of the compiled file" in left.why, left.why
