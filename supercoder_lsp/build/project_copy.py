@@ -4,7 +4,9 @@ git does not ignore (one with a CMakeCache.txt) and build outputs; without git, 
 
 from __future__ import annotations
 
+import os
 import shutil
+import signal
 import subprocess
 from pathlib import Path
 
@@ -50,3 +52,21 @@ def copy_project(project: Path, dest: Path, edits: dict[str, str] | None = None)
         shutil.copytree(project, dest, symlinks=True, ignore=shutil.ignore_patterns(".git", *OUTPUTS))
     for name, text in (edits or {}).items():
         (dest / name).write_bytes(text.encode("utf-8", "surrogateescape"))
+
+
+def run_in_group(cmd: str, cwd: Path, env: dict[str, str], timeout: float) -> subprocess.CompletedProcess:
+    """`cmd` through the shell in a process group of its own; on timeout (TimeoutExpired) the whole group
+    is killed, so a test runner's children (valgrind, test programs) do not outlive it."""
+    with subprocess.Popen(
+        cmd, shell=True, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True
+    ) as p:
+        try:
+            out, err = p.communicate(timeout=timeout)
+        except BaseException:
+            try:
+                os.killpg(p.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            p.communicate()
+            raise
+        return subprocess.CompletedProcess(cmd, p.returncode, out, err)

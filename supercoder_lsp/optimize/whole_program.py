@@ -21,7 +21,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..build.project_copy import copy_project
+from ..build.project_copy import copy_project, run_in_group
 from ..measure.stats import median_ci, ratio_of_medians_ci
 from ..options import InputError
 
@@ -56,7 +56,7 @@ def _sh(cmd: str, cwd: Path, cflags: str, timeout: float) -> subprocess.Complete
     env = {**os.environ, "CFLAGS": cflags}
     cmd = cmd.replace("{cflags}", cflags)  # as written: the command quotes it ("-DCMAKE_C_FLAGS='{cflags}'")
     try:
-        return subprocess.run(cmd, shell=True, cwd=cwd, env=env, capture_output=True, timeout=timeout)
+        return run_in_group(cmd, cwd, env, timeout)
     except subprocess.TimeoutExpired:
         return subprocess.CompletedProcess(cmd, 124, b"", f"timed out after {timeout:.0f} s".encode())
 

@@ -23,7 +23,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..build.project_copy import copy_project
+from ..build.project_copy import copy_project, run_in_group
 
 BUILD_DIR = "_supercoder_build"
 TIMEOUT = 600.0
@@ -138,7 +138,7 @@ class TestSuite:
             cmd += f" CC={shlex.quote(str(self.wrapper))}"
         t0 = time.perf_counter()
         try:
-            p = subprocess.run(cmd, shell=True, cwd=self.copy, env=env, capture_output=True, timeout=self.timeout)
+            p = run_in_group(cmd, self.copy, env, self.timeout)
             code, text = p.returncode, (p.stdout + p.stderr).decode(errors="replace")
         except subprocess.TimeoutExpired as e:
             code, text = 124, f"timed out after {self.timeout:.0f} s: {(e.stdout or b'').decode(errors='replace')}"
