@@ -68,6 +68,23 @@ class FunctionSetup:
                 res.detail = f"calls local function(s) {', '.join(cut.local_calls)}, carried along with it; "
         return cut
 
+    def _before_candidates(self, judge: Judge, res: FunctionResult) -> None:
+        """Where no candidate can be claimed faster on the harness's inputs (Judge._covered), the editor says
+        why at once, not after the first candidate's checks (inflateBack: 53% of its lines, 2 s sooner)."""
+        if self.on_update is None or not judge.coverage_caveat:
+            return
+        self.on_update(
+            dataclasses.replace(
+                res,
+                status=RUNNING,
+                candidates=[],
+                best=None,
+                detail=f"no speedup can be claimed: its harness's inputs {judge.coverage_caveat.removeprefix('they ')}; "
+                "give program tests (--tests), --bench-input or --workload so the program's own calls are "
+                "recorded and replayed (candidates are still checked)",
+            )
+        )
+
     def _first_look(
         self, ctx: FileContext, fn: CFunction, cut, base_obj: Path, fdir: Path, res: FunctionResult, request
     ) -> FirstLook | None:
