@@ -48,4 +48,3 @@ def test_a_clear_win_shows_before_its_timing_ends_and_the_claim_is_made_from_eve
 
     assert rounds(first) < rounds(swar) == 4 * 100
     assert res.best == swar.label
-
