@@ -23,7 +23,8 @@ from ..model import Candidate, CandidateResult, Timing
 from ..verify.function_check import FunctionHarness
 from .judge import Judge
 
-CANDIDATES = 2  # the most candidates checked on the first inputs; the first verdict there ends it
+CANDIDATES = 2  # the most candidates checked on the first inputs; the first verdict there ends it, and so does
+# a candidate that passes them and is timed no slower (it may be faster: the whole harness decides)
 
 
 @dataclass
@@ -59,6 +60,11 @@ class FirstLook:
             self.drawn.append((cand, r))
             if r is not None:
                 self.show([v for _, v in self.drawn if v is not None])
+                return
+            if judge.timer is not None:
+                # the first pass of its timing did not show it no faster: only the whole harness can show it
+                # faster, so that one is prepared now, not after another candidate's look (popcount on a busy
+                # machine: 2.3 s of its first hint)
                 return
 
     def verdict(self, harness: FunctionHarness | None, r: CandidateResult | None) -> CandidateResult | None:
