@@ -63,8 +63,8 @@ class FirstLook:
                 return
             if judge.timer is not None:
                 # the first pass of its timing did not show it no faster: only the whole harness can show it
-                # faster, so that one is prepared now, not after another candidate's look (popcount on a busy
-                # machine: 2.3 s of its first hint)
+                # faster, so that one is prepared now, not after another candidate's look (bench_lsp's popcount
+                # on a busy machine: 2.3 s of its first hint in one traced run)
                 return
 
     def verdict(self, harness: FunctionHarness | None, r: CandidateResult | None) -> CandidateResult | None:

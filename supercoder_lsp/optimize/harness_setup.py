@@ -79,7 +79,7 @@ def build_harness(
     harness says so; the harness's own plan (`h.plan`) is the one its inputs follow. `first_look` (the
     editor's) gets a harness of the first inputs first, where the original is slow (FunctionHarness.prepare)."""
     flags = ctx.library_flags()
-    # the file's build for gcov, beside the harness's own compile (popcount of bench_lsp: 0.3 s of its first hint)
+    # the file's build for gcov, beside the harness's own compile: both are needed before any claim
     fdir.mkdir(parents=True, exist_ok=True)
     at = Path(tempfile.mkdtemp(prefix="coverage-", dir=fdir))  # its own: an earlier harness's may still build
     early = _beside(coverage_object, fn.name, ctx.path, ctx.cfg, at) if by_gcov(ctx.cfg) is None else None
