@@ -25,7 +25,7 @@ from ..verify.harness_c import render_verify
 from ..verify.probe import probe_sizes
 from ..verify.program_state import Recording
 from .file_context import FileContext
-from .first_look import FirstLook
+from .first_look import FirstLook, Prefetched
 from .harness_setup import build_harness, needed_symbols, own_program_recording, program_recording
 from .judge import Judge
 from .selection import missing_detail
@@ -114,7 +114,7 @@ class FunctionSetup:
             )
 
         return FirstLook(
-            proposer.propose(request, self.opts.samples),
+            Prefetched(proposer.propose(request, self.opts.samples)),  # its first candidate built meanwhile
             judge_on,
             lambda verdicts: show(dataclasses.replace(res, status=RUNNING, candidates=list(verdicts), best=None)),
             lambda message: self.progress(fn.name, message),
