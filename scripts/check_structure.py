@@ -38,7 +38,6 @@ DEBT = {
     "measure/timing_driver.py:render_timing": 98,
     "measure/interleaved.py:_run": 65,
     "optimize/pipeline.py:run": 74,
-    "optimize/pipeline.py:_optimize": 68,
     "optimize/function_setup.py:_harness_and_timer": 91,
     "optimize/replace.py:check": 71,
     "propose/synth_search.py:_binary": 72,

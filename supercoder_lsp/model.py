@@ -208,6 +208,7 @@ class Timing:
     per_alignment: list[dict] = field(default_factory=list)
     samples: dict = field(default_factory=dict)  # raw samples (ns per call or seconds per run)
     detail: str = ""
+    interim: str = ""  # "1 of 5 timing passes so far": a win the editor shows before its timing ends
 
 
 @dataclass

@@ -30,7 +30,8 @@ def headline(c: CandidateResult | None) -> str | None:
     if c is None or t is None:
         return None
     uses = f", uses {', '.join(c.features)}" if c.features else ""
-    return f"{t.speedup:.2f}x faster (95% CI {t.ci[0]:.2f}-{t.ci[1]:.2f}){uses} - {claim_basis(c)}"
+    so_far = f", {t.interim}" if t.interim else ""
+    return f"{t.speedup:.2f}x faster (95% CI {t.ci[0]:.2f}-{t.ci[1]:.2f}{so_far}){uses} - {claim_basis(c)}"
 
 
 def no_win_summary(candidates: list[CandidateResult], so_far: bool = False) -> str:

@@ -16,8 +16,9 @@ three results are compared here, outside the timed process
 
 from __future__ import annotations
 
-import statistics
 import threading
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -31,6 +32,7 @@ from ..harness.recorded import RecordedInputs
 from ..model import Timing
 from ..verify.layout import layout_env
 from ..verify.sandbox import run_limited
+from .passes import clear_win, hopeless, ratios, verdict
 from .stats import median_ci, noise_floor
 from .timing_driver import OFFSETS, _fresh, _padded, render_timing
 
@@ -89,6 +91,7 @@ class InterleavedTimer:
         self.fresh = False  # every call from its input as drawn (_go_fresh)
         self._compiled: set[bool] = set()  # the drivers compiled: fresh or not
         self._compiling = {False: threading.Lock(), True: threading.Lock()}
+        self._preparing: threading.Thread | None = None  # the original's copies and links, built beside the checks
         # rendered now: one that cannot be rendered fails here, as before; the fresh one where it is compiled
         self._render(False)
         if not lazy:
@@ -131,7 +134,7 @@ class InterleavedTimer:
                 )
                 self._compiled.add(fresh)
 
-    def compile_in_background(self) -> None:
+    def compile_in_background(self, base_asm: str | None = None) -> None:
         """Compile the driver now, beside the first candidate's checks, where one will be timed next (trees.c's
         send_tree: 0.4 s of its first result); a driver that does not compile says so when it is needed. Where
         the inputs own private states, the fresh one too, on a thread of its own: such a state is what a call
@@ -139,18 +142,26 @@ class InterleavedTimer:
         needed only where a timing goes fresh, and beside the checks it took them from 0.7 to 1.0 s (the first
         result of LZ4F_decompress, whose first candidate is refused). The first is needed as soon as a
         candidate passes, and overlaps the checks: at the lowest priority it compiled after them, and
-        send_tree's final result came 1.5 s later."""
+        send_tree's final result came 1.5 s later. With `base_asm`, that thread then builds what every
+        candidate's timing links with the original (_reference_at), which the first candidate's timing waited for."""
 
         def compile_quietly(fresh: bool) -> None:
             try:
                 self._compile(fresh, background=fresh != self.fresh)
-            except Exception:  # noqa: BLE001 - time() compiles it again and reports why
+                if base_asm is not None and fresh == self.fresh:
+                    self._use_original(base_asm)
+                    for off in self.s.offsets:
+                        self._reference_at(base_asm, off)
+            except Exception:  # noqa: BLE001 - time() builds them again and reports why
                 pass
 
         wanted = [self.fresh] + ([True] if self._can_go_fresh() and owned_sizes(self.s.plan) else [])
         for fresh in wanted:
-            if fresh not in self._compiled:
-                threading.Thread(target=compile_quietly, args=(fresh,), daemon=True).start()
+            if fresh not in self._compiled or (base_asm is not None and fresh == self.fresh):
+                thread = threading.Thread(target=compile_quietly, args=(fresh,), daemon=True)
+                thread.start()
+                if fresh == self.fresh:
+                    self._preparing = thread
 
     def _objects(self, asm: str, tag: str, offset: int, sym: str) -> Path:
         obj = self.dir / f"{tag}.{sym}.off{offset}.o"
@@ -158,9 +169,11 @@ class InterleavedTimer:
         build.objcopy(obj, f"--redefine-sym={self.s.name}={sym}")
         return obj
 
-    def _original(self, base_asm: str, offset: int, sym: str) -> Path:
+    def _use_original(self, base_asm: str) -> None:
         if base_asm != self._base_asm:  # another original: its copies and reference links are built anew
             self._base_asm, self._base, self._reference, self._alike = base_asm, {}, {}, {}
+
+    def _original(self, base_asm: str, offset: int, sym: str) -> Path:
         if (offset, sym) not in self._base:
             self._base[offset, sym] = self._objects(base_asm, "base", offset, sym)
         return self._base[offset, sym]
@@ -232,28 +245,37 @@ class InterleavedTimer:
         return [(a, b, c) for a, b, c in times]
 
     def _link(self, base_asm: str, cand_asm: str, tag: str) -> dict[int, Path]:
-        """One timing executable per alignment, each checked against the same link of the original."""
-        exes = {}
-        for off in self.s.offsets:
-            objs = [
-                self._original(base_asm, off, "sc_t0"),
-                self._original(base_asm, off, "sc_t1"),
-                self._objects(cand_asm, tag, off, "sc_t2"),
-            ]
-            exes[off] = self.dir / f"{tag}.timing.off{off}"
+        """One timing executable per alignment, each checked against the same link of the original; the
+        alignments built side by side (their own files each)."""
+        if self._preparing is not None:  # what compile_in_background builds of the original: taken, not redone
+            self._preparing.join()
+            self._preparing = None
+        self._use_original(base_asm)
+        with ThreadPoolExecutor(len(self.s.offsets)) as pool:
+            built = pool.map(lambda off: self._link_at(base_asm, cand_asm, tag, off), self.s.offsets)
+            return dict(zip(self.s.offsets, built, strict=True))
+
+    def _link_at(self, base_asm: str, cand_asm: str, tag: str, off: int) -> Path:
+        exe = self.dir / f"{tag}.timing.off{off}"
+        objs = [*self._reference_at(base_asm, off), self._objects(cand_asm, tag, off, "sc_t2")]
+        build.link([self._driver(self.fresh)[1], *objs, *self.support], exe, extra=self.s.link_flags)
+        load_time = check_linked(exe, self._reference[off])
+        if load_time:
+            raise TimingMismatch("; ".join(load_time))
+        return exe
+
+    def _reference_at(self, base_asm: str, off: int) -> list[Path]:
+        """The original's two copies at alignment `off`, and the link with it in the candidate's place too
+        (the same for every candidate)."""
+        objs = [self._original(base_asm, off, "sc_t0"), self._original(base_asm, off, "sc_t1")]
+        if off not in self._reference:
+            ref = self.dir / f"reference.timing.off{off}"
             driver = self._driver(self.fresh)[1]
-            build.link([driver, *objs, *self.support], exes[off], extra=self.s.link_flags)
-            if off not in self._reference:  # the same link with the original in the candidate's place
-                self._reference[off] = self.dir / f"reference.timing.off{off}"
-                build.link(
-                    [driver, *objs[:2], self._original(base_asm, off, "sc_t2"), *self.support],
-                    self._reference[off],
-                    extra=self.s.link_flags,
-                )
-            load_time = check_linked(exes[off], self._reference[off])
-            if load_time:
-                raise TimingMismatch("; ".join(load_time))
-        return exes
+            build.link(
+                [driver, *objs, self._original(base_asm, off, "sc_t2"), *self.support], ref, extra=self.s.link_flags
+            )
+            self._reference[off] = ref
+        return objs
 
     def _reproducible(self, off: int, rounds: int) -> bool:
         """Whether the link with the original in all three places (no candidate code in the process) gives
@@ -272,7 +294,7 @@ class InterleavedTimer:
         t0 = [a for a, _, _ in rows]
         t1 = [b for _, b, _ in rows]
         t2 = [c for _, _, c in rows]
-        ratio = _ratios(rows)
+        ratio = ratios(rows)
         aa = [a / b for a, b in zip(t0, t1)]
         med, lo, hi = median_ci(ratio)
         aa_med, aa_lo, aa_hi = median_ci(aa)
@@ -288,30 +310,35 @@ class InterleavedTimer:
         }
         return stats, ratio
 
-    def time(self, base_asm: str, cand_asm: str, tag: str) -> Timing:
-        return self._timed(base_asm, cand_asm, tag, self.s.passes)[0]
+    def time(self, base_asm: str, cand_asm: str, tag: str, on_early: Callable[[Timing], None] | None = None) -> Timing:
+        """The timing over every pass; `on_early` gets it once before its last pass where the passes so far
+        already show the candidate faster beyond doubt (passes.clear_win): the editor's first hint, marked as such
+        (Timing.interim). The returned timing, from every pass, decides."""
+        return self._timed(base_asm, cand_asm, tag, self.s.passes, on_early)[0]
 
     def first_pass(self, base_asm: str, cand_asm: str, tag: str) -> Timing | None:
         """The timing after the first pass where it already shows that the candidate cannot be faster
-        (_hopeless: the whole timing stops there too), else None: only all passes can say faster. The
+        (passes.hopeless: the whole timing stops there too), else None: only all passes can say faster. The
         editor's first look on the program's calls (first_look.py): a verdict before the generated inputs'
         runs (inflate_fast's 38 s)."""
         t, stopped = self._timed(base_asm, cand_asm, tag, 1)
         return t if stopped else None
 
-    def _timed(self, base_asm: str, cand_asm: str, tag: str, passes: int) -> tuple[Timing, bool]:
+    def _timed(
+        self, base_asm: str, cand_asm: str, tag: str, passes: int, on_early: Callable[[Timing], None] | None = None
+    ) -> tuple[Timing, bool]:
         """The timing over up to `passes` passes, and whether it stopped early because more could not make
         the candidate faster; never significant unless it ran all the setup's passes. Where the original's
         own copies cannot be timed on what the last call left, it is timed again with every call from its
         input as drawn (and so every timing after)."""
         try:
-            return self._timed_once(base_asm, cand_asm, tag, passes)
+            return self._timed_once(base_asm, cand_asm, tag, passes, on_early)
         except NotReproducible as e:
             if not self._can_go_fresh():
                 raise TimingError(f"{e}; {self._why_not_fresh()}") from e
             self._go_fresh()
         try:
-            return self._timed_once(base_asm, cand_asm, tag, passes)
+            return self._timed_once(base_asm, cand_asm, tag, passes, on_early)
         except NotReproducible as e:
             raise TimingError(f"{e}, even with every call from its input as drawn") from e
 
@@ -322,7 +349,9 @@ class InterleavedTimer:
             return "even with every call from its input as drawn"
         return "its inputs hold no buffer to restore between calls (a global state the calls change?)"
 
-    def _timed_once(self, base_asm: str, cand_asm: str, tag: str, passes: int) -> tuple[Timing, bool]:
+    def _timed_once(
+        self, base_asm: str, cand_asm: str, tag: str, passes: int, on_early: Callable[[Timing], None] | None = None
+    ) -> tuple[Timing, bool]:
         try:
             self._compile()
         except build.BuildError as e:
@@ -337,10 +366,22 @@ class InterleavedTimer:
         for n in range(1, min(passes, self.s.passes) + 1):
             for off, exe in exes.items():
                 rows_by[off] += self._run(exe, off, per_pass)
-            stopped = _hopeless(rows_by, self.s.min_speedup) if n < self.s.passes else ""
+            stopped = hopeless(rows_by, self.s.min_speedup) if n < self.s.passes else ""
             if stopped:
                 stopped = f"; timing stopped after {n} of {self.s.passes} passes: {stopped}"
                 break
+            if on_early is not None and n < self.s.passes and clear_win(rows_by, n, self.s.min_speedup):
+                so_far = f"{n} of {self.s.passes} timing passes so far"
+                early = self._timing_of(rows_by, f"; {so_far}, the rest running")
+                early.interim = so_far
+                on_early(early)
+                on_early = None
+        t = self._timing_of(rows_by, stopped)
+        if stopped or passes < self.s.passes:  # never a claim from part of the passes
+            t.significant = False
+        return t, bool(stopped)
+
+    def _timing_of(self, rows_by: dict[int, list[tuple[float, float, float]]], more: str = "") -> Timing:
         per_alignment: list[dict[str, Any]] = []
         pooled: list[float] = []
         samples: dict = {"unit": "ns per call", "alignments": {}}
@@ -353,54 +394,10 @@ class InterleavedTimer:
                 "candidate": [c for _, _, c in rows],
             }
             pooled += ratio
-        t = _verdict(per_alignment, pooled, samples)
-        if stopped or passes < self.s.passes:  # never a claim from part of the passes
-            t.significant = False
-            t.detail += stopped
+        t = verdict(per_alignment, pooled, samples)
+        t.detail += more
         if self.s.recorded:
             n, used = len(self.s.recorded), self._recorded_timed
             some = f"{used} of the {n}" if 0 < used < n else f"the {n}"
             t.detail += f", timed on {some} calls recorded from the program"
-        return t, bool(stopped)
-
-
-def _ratios(rows: list[tuple[float, float, float]]) -> list[float]:
-    """Each round's speedup: the original's time (the geometric mean of its two copies, which run before
-    and after the candidate: less bias from position) over the candidate's."""
-    return [(a * b) ** 0.5 / c for a, b, c in rows]
-
-
-def _hopeless(rows_by: dict[int, list[tuple[float, float, float]]], min_speedup: float) -> str:
-    """Why more passes cannot make the candidate significantly faster ("" while they can): its ratio to
-    the original is below `min_speedup` over all alignments, or not above 1 in one of them. A speedup needs
-    every alignment's lower bound above a floor of at least `min_speedup`, so either ends the timing of a
-    candidate that is no faster early; it never accepts one (only the full run can)."""
-    ratios = {off: _ratios(rows) for off, rows in rows_by.items()}
-    pooled = statistics.median(r for rs in ratios.values() for r in rs)
-    if pooled < min_speedup:
-        return f"{pooled:.2f}x over all alignments, below {min_speedup:g}x"
-    worst = min(ratios, key=lambda off: statistics.median(ratios[off]))
-    med = statistics.median(ratios[worst])
-    return f"{med:.2f}x at alignment +{worst}" if med <= 1.0 else ""
-
-
-def _verdict(per_alignment: list[dict[str, Any]], pooled: list[float], samples: dict) -> Timing:
-    """The noise floor is the worst A/A deviation seen in any layout; the candidate must clear it in
-    every alignment."""
-    floor = max(a["noise_floor"] for a in per_alignment)
-    significant = all(a["ci"][0] > floor for a in per_alignment)
-    slower = all(a["ci"][1] < 1 / floor for a in per_alignment)
-    med = median_ci(pooled)[0]
-    lo = min(a["ci"][0] for a in per_alignment)
-    hi = max(a["ci"][1] for a in per_alignment)
-    noise = (min(a["aa_ci"][0] for a in per_alignment), max(a["aa_ci"][1] for a in per_alignment))
-    if significant:
-        detail = f"{med:.2f}x faster (95% CI {lo:.2f}-{hi:.2f}) in all {len(per_alignment)} alignments"
-    elif slower:
-        detail = f"slower: {med:.2f}x (95% CI {lo:.2f}-{hi:.2f})"
-    else:
-        detail = (
-            f"no significant difference: {med:.2f}x (95% CI {lo:.2f}-{hi:.2f}); "
-            f"noise floor {floor:.2f}x (A/A {noise[0]:.2f}-{noise[1]:.2f})"
-        )
-    return Timing("interleaved", med, (lo, hi), noise, significant, per_alignment, samples, detail)
+        return t

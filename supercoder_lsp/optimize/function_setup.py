@@ -25,7 +25,7 @@ from ..verify.harness_c import render_verify
 from ..verify.probe import probe_sizes
 from ..verify.program_state import Recording
 from .file_context import FileContext
-from .first_look import FirstLook
+from .first_look import FirstLook, Prefetched
 from .harness_setup import build_harness, needed_symbols, own_program_recording, program_recording
 from .judge import Judge
 from .selection import missing_detail
@@ -68,6 +68,23 @@ class FunctionSetup:
                 res.detail = f"calls local function(s) {', '.join(cut.local_calls)}, carried along with it; "
         return cut
 
+    def _before_candidates(self, judge: Judge, res: FunctionResult) -> None:
+        """Where no candidate can be claimed faster on the harness's inputs (Judge._covered), the editor says
+        why at once, not after the first candidate's checks (inflateBack: 53% of its lines, 2 s sooner)."""
+        if self.on_update is None or not judge.coverage_caveat:
+            return
+        self.on_update(
+            dataclasses.replace(
+                res,
+                status=RUNNING,
+                candidates=[],
+                best=None,
+                detail=f"no speedup can be claimed: its harness's inputs {judge.coverage_caveat.removeprefix('they ')}; "
+                "give program tests (--tests), --bench-input or --workload so the program's own calls are "
+                "recorded and replayed (candidates are still checked)",
+            )
+        )
+
     def _first_look(
         self, ctx: FileContext, fn: CFunction, cut, base_obj: Path, fdir: Path, res: FunctionResult, request
     ) -> FirstLook | None:
@@ -97,7 +114,7 @@ class FunctionSetup:
             )
 
         return FirstLook(
-            proposer.propose(request, self.opts.samples),
+            Prefetched(proposer.propose(request, self.opts.samples)),  # its first candidate built meanwhile
             judge_on,
             lambda verdicts: show(dataclasses.replace(res, status=RUNNING, candidates=list(verdicts), best=None)),
             lambda message: self.progress(fn.name, message),

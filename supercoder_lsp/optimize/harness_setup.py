@@ -6,9 +6,12 @@ replayed beside the generated inputs."""
 from __future__ import annotations
 
 import re
+import tempfile
 import threading
 from collections.abc import Callable
+from concurrent.futures import Future
 from pathlib import Path
+from typing import TypeVar
 
 from .. import build
 from ..asm.elfcheck import inspect_object
@@ -16,11 +19,27 @@ from ..harness.plan import Plan, describe, narrowed
 from ..harness.recorded import MAX_RECORD
 from ..model import CFunction
 from ..options import Options
-from ..verify.coverage import Coverage
+from ..verify.coverage import Coverage, by_gcov, coverage_object
 from ..verify.coverage import measure as measure_coverage
 from ..verify.function_check import FunctionHarness, OutsideDomain
 from ..verify.program_state import Recording, record_program
 from .file_context import FileContext
+
+T = TypeVar("T")
+
+
+def _beside(work: Callable[..., T], *args) -> Future[T]:
+    """`work(*args)` on a thread of its own (a daemon: a run that ends does not wait for it)."""
+    done: Future[T] = Future()
+
+    def run() -> None:
+        try:
+            done.set_result(work(*args))
+        except BaseException as e:  # noqa: BLE001 - raised where the result is asked for
+            done.set_exception(e)
+
+    threading.Thread(target=run, daemon=True).start()
+    return done
 
 
 def _link_failure(output: str) -> str:
@@ -60,9 +79,13 @@ def build_harness(
     harness says so; the harness's own plan (`h.plan`) is the one its inputs follow. `first_look` (the
     editor's) gets a harness of the first inputs first, where the original is slow (FunctionHarness.prepare)."""
     flags = ctx.library_flags()
+    # the file's build for gcov, beside the harness's own compile: both are needed before any claim
+    fdir.mkdir(parents=True, exist_ok=True)
+    at = Path(tempfile.mkdtemp(prefix="coverage-", dir=fdir))  # its own: an earlier harness's may still build
+    early = _beside(coverage_object, fn.name, ctx.path, ctx.cfg, at) if by_gcov(ctx.cfg) is None else None
 
     def coverage(h: FunctionHarness) -> Coverage | str:
-        return measure_coverage(h, ctx.path, ctx.cfg, fdir / "coverage", flags)
+        return measure_coverage(h, ctx.path, ctx.cfg, at, flags, early.result if early is not None else None)
 
     try:
         h, support, narrowing, cov = ctx.linked(

@@ -10,7 +10,7 @@ A candidate that passes them all, and is faster beyond the noise of the same run
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from .. import build
@@ -61,6 +61,9 @@ class Judge(ProgramTiming):
     # the function's share (0-1) of the program's instructions on the timed input, with what it calls; asked
     # only of a significant whole-program speedup (Amdahl's bound); None where it cannot be measured
     program_share: Callable[[], float | None] | None = None
+    # the editor's: an accepted candidate shown before its timing ends, where the passes so far already show
+    # it faster beyond doubt and nothing after the function's own timing decides (_early_claim)
+    on_early: Callable[[CandidateResult], None] | None = None
     seen: dict[str, str] = field(default_factory=dict)  # normalized assembly -> label, for duplicates
     _reference_program: Path | None = None
     _base_norm: str = ""  # the original's normalized text and object facts, made once for all candidates
@@ -317,11 +320,25 @@ class Judge(ProgramTiming):
             return
         with sw("measure"):
             try:
-                r.timing = self.timer.time(self.base_asm, cand.assembly, cand.label)
+                r.timing = self.timer.time(self.base_asm, cand.assembly, cand.label, self._early_claim(r))
             except TimingMismatch as e:
                 raise Rejected("unsafe", str(e)) from e
             except TimingError as e:
                 raise Rejected("not-faster", f"could not be timed: {e}") from e
+
+    def _early_claim(self, r: CandidateResult) -> Callable[[Timing], None] | None:
+        """Where the function's own timing alone decides (no whole-program timing, no caveat on its inputs:
+        _decide accepts what is significant), `r` accepted with the timing of the passes so far, for on_early;
+        every pass still runs, and the verdict comes from all of them."""
+        show = self.on_early
+        if show is None or self.timing_caveat or self.bench_input or self.workload:
+            return None
+
+        def claim(t: Timing) -> None:
+            untried = f"; {self._untried[r.label]}" if r.label in self._untried else ""
+            show(replace(r, status=ACCEPTED, reason=None, detail=t.detail + untried, timing=t))
+
+        return claim
 
     def _decide(self, r: CandidateResult) -> None:
         """Faster beyond the noise of its own run, and not slower as a whole program."""

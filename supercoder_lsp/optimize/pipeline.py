@@ -292,21 +292,12 @@ class Pipeline(FunctionSetup):
         if harness is not None and harness.coverage is not None:
             res.coverage = coverage_json(harness)
         if timer is not None and not judge.coverage_caveat and self.proposers:
-            timer.compile_in_background()  # a candidate checked is timed next
-        if self.on_update and judge.coverage_caveat and self.proposers:
-            # no candidate can be claimed faster on these inputs (Judge._covered): the editor says why at
-            # once, not after the first candidate's checks (inflateBack: 53% of its lines, 2 s sooner)
-            self.on_update(
-                dataclasses.replace(
-                    res,
-                    status=RUNNING,
-                    candidates=[],
-                    best=None,
-                    detail=f"no speedup can be claimed: its harness's inputs {judge.coverage_caveat.removeprefix('they ')}; "
-                    "give program tests (--tests), --bench-input or --workload so the program's own calls are "
-                    "recorded and replayed (candidates are still checked)",
-                )
-            )
+            timer.compile_in_background(cut.text)  # a candidate checked is timed next
+        if self.on_update and self.proposers:
+            self._before_candidates(judge, res)
+            judge.on_early = functools.partial(
+                self._show_so_far, judge, res
+            )  # a clear win shows before its timing ends
         for k, proposer in enumerate(self.proposers):
             batch = self._round(proposer, request, judge, res, sw, first if k == 0 else None, harness)
             self._refine(proposer, request, judge, res, sw, batch)
@@ -378,15 +369,16 @@ class Pipeline(FunctionSetup):
                 return
             batch = self._round(proposer, dataclasses.replace(req, feedback=feedback, round=k + 1), judge, res, sw)
 
-    def _show_so_far(self, judge: Judge, res: FunctionResult) -> None:
+    def _show_so_far(self, judge: Judge, res: FunctionResult, timing: CandidateResult | None = None) -> None:
         """The editor shows each verdict as it comes: the best win at once, with its evidence, and "proving"
         while a proof that may still refute it is to come (judge.may_prove; its code actions wait for it); or
-        none faster yet."""
+        none faster yet. `timing`: the candidate being timed, shown as a win where the passes so far already
+        show one beyond doubt (Judge.on_early), with their figures."""
         if self.on_update is None:
             return
-        won = [c for c in res.candidates if c.status == ACCEPTED]
+        shown = res.candidates + ([timing] if timing is not None else [])
+        won = [c for c in shown if c.status == ACCEPTED]
         top = choose_best(won) if won else None
-        shown = list(res.candidates)
         if top is not None and judge.may_prove(top):
             shown[shown.index(top)] = dataclasses.replace(top, proving=True)
         self.on_update(

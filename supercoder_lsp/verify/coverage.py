@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import re
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
 
 from .. import build
@@ -80,26 +81,45 @@ def _undefined(obj: Path) -> list[str]:
     return [ln.split()[-1] for ln in p.stdout.splitlines() if ln.split()]
 
 
-def measure(
-    h: FunctionHarness, src: Path, cfg: BuildConfig, workdir: Path, link_flags: tuple[str, ...] = ()
-) -> Coverage | str:
-    """The function's line coverage under its harness's inputs, or why it could not be measured."""
+def by_gcov(cfg: BuildConfig) -> str | None:
+    """Why coverage cannot be measured with this compiler (None: it can)."""
     if cfg.compiler not in ("gcc", "cc") and not Path(cfg.compiler).name.startswith(("gcc", "cc")):
         return f"coverage is measured with gcc's gcov; the project compiles with {cfg.compiler}"
+    return None
+
+
+def coverage_object(name: str, src: Path, cfg: BuildConfig, workdir: Path) -> Path:
+    """The file built for gcov, the function renamed for the harness (`sc_fn`): the same for every harness of
+    the function, so built beside the first one's compile (harness_setup.build_harness). Raises BuildError."""
     workdir.mkdir(parents=True, exist_ok=True)
     obj = workdir / "cov.o"
-    for old in workdir.glob("*.gcda"):
-        old.unlink()
+    build.run_tool(
+        ["gcc", *_coverage_flags(cfg), "-Og", "--coverage", "-c", str(src.resolve()), "-o", str(obj)],
+        "compile with --coverage",
+        cwd=cfg.directory,
+    )
+    aliases = [f"--add-symbol={STATIC_ALIAS}{n}={at},global" for n, at in build.file_variables(obj)]
+    build.objcopy(obj, f"--redefine-sym={name}=sc_fn", "--globalize-symbol=sc_fn", "--weaken-symbol=main", *aliases)
+    return obj
+
+
+def measure(
+    h: FunctionHarness,
+    src: Path,
+    cfg: BuildConfig,
+    workdir: Path,
+    link_flags: tuple[str, ...] = (),
+    built: Callable[[], Path] | None = None,
+) -> Coverage | str:
+    """The function's line coverage under its harness's inputs, or why it could not be measured; `built`:
+    the coverage_object built already (or being built), else it is built here."""
+    why = by_gcov(cfg)
+    if why:
+        return why
     try:
-        build.run_tool(
-            ["gcc", *_coverage_flags(cfg), "-Og", "--coverage", "-c", str(src.resolve()), "-o", str(obj)],
-            "compile with --coverage",
-            cwd=cfg.directory,
-        )
-        aliases = [f"--add-symbol={STATIC_ALIAS}{n}={at},global" for n, at in build.file_variables(obj)]
-        build.objcopy(
-            obj, f"--redefine-sym={h.name}=sc_fn", "--globalize-symbol=sc_fn", "--weaken-symbol=main", *aliases
-        )
+        obj = built() if built is not None else coverage_object(h.name, src, cfg, workdir)
+        for old in obj.parent.glob("*.gcda"):
+            old.unlink()
         try:
             exe = h.link_original(obj, "coverage", extra=("--coverage", *link_flags))
         except build.BuildError:

@@ -171,3 +171,34 @@ def test_a_first_looks_verdict_stands_only_where_the_whole_harness_links_the_sam
     assert not with_file.same_inputs(alone) and not alone.same_inputs(with_file)
     other_seed = function_check.FunctionHarness(tmp_path / "c", "popcount", plan, seed=7)
     assert not alone.same_inputs(other_seed)
+
+
+def test_a_candidate_the_first_look_passes_and_may_be_faster_ends_it(tmp_path, monkeypatch):
+    """The first look's first candidate is right and its first timing pass does not show it no faster: only
+    the whole harness can show it faster, so that one is prepared at once; the second candidate (wrong) is
+    not looked at first, and is refused by the whole harness."""
+    monkeypatch.setattr(early_look, "FIRST_LOOK", 2000)
+    monkeypatch.setattr(early_look, "FIRST_LOOK_SECONDS", 0.0)
+    cands = tmp_path / "cands" / "popcount"
+    cands.mkdir(parents=True)
+    swar = FIXTURES / "lsp" / "cands" / "popcount" / "swar.s"
+    (cands / "a_swar.s").write_text(swar.read_text())
+    (cands / "b_zero.s").write_text(
+        "\t.text\n\t.globl\tpopcount\n\t.type\tpopcount, @function\npopcount:\n\txorl\t%eax, %eax\n\tret\n"
+        "\t.size\tpopcount, .-popcount\n"
+    )
+    opts = Options(
+        proposers=("replay",),
+        candidates_dir=tmp_path / "cands",
+        functions=("popcount",),
+        n_random=6000,
+        use_cache=False,
+        proof_budget=0,
+    )
+    stages: list[str] = []
+    pipe = Pipeline(opts, lambda fn, stage, step=None, steps=None: stages.append(stage), on_update=lambda r: None)
+    [res] = pipe.run(FIXTURES / "lsp" / "popcount.c").functions
+    assert [s.split(" on ")[0] for s in stages if s.startswith("first look")] == ["first look: a_swar"], stages
+    by = {c.label: c for c in res.candidates}
+    assert by["a_swar"].status == "accepted", by["a_swar"].detail
+    assert by["b_zero"].reason == "wrong-output", by["b_zero"].detail
