@@ -45,7 +45,7 @@ def _row(rep: dict, f: dict) -> dict:
         "id": "fn-" + _slug(file, f["name"]),
         "file": file,
         "name": f["name"],
-        "verdict": "faster" if best else (f.get("status") or "-"),
+        "verdict": "faster" if best else "no win" if f.get("status") == "done" else (f.get("status") or "-"),
         "detail": f.get("detail") or "",
         "headline": best.get("headline") or "",
         "evidence": _evidence(best.get("headline") or ""),
