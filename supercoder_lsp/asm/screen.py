@@ -132,6 +132,20 @@ _REG = re.compile(
 )
 
 
+# DWARF call-frame opcodes that only say where the frame and saved registers are (DW_CFA_def_cfa_expression,
+# DW_CFA_expression, DW_CFA_val_expression, DW_CFA_GNU_args_size): gcc emits them with .cfi_escape for a
+# function that realigns its stack (AVX code); they are read by an unwinder, never executed
+_UNWIND_ONLY = {0x0F, 0x10, 0x16, 0x2E}
+
+
+def _describes_unwinding(args: str) -> bool:
+    try:
+        first = int(args.split(",")[0].strip(), 0)
+    except ValueError:
+        return False
+    return first in _UNWIND_ONLY
+
+
 @dataclass
 class Profile:
     """What a piece of assembly does, for comparing a candidate with its original."""
@@ -181,7 +195,9 @@ class _Scan:
 
     def directive(self, where: str, op_l: str, args: str) -> None:
         prof = self.prof
-        if op_l in _BAD_DIRECTIVES:
+        if op_l == ".cfi_escape" and _describes_unwinding(args):
+            pass  # gcc's own for a realigned stack: how a debugger or unwinder finds the frame, never run
+        elif op_l in _BAD_DIRECTIVES:
             prof.findings.append(f"{where}: directive {op_l} {_BAD_DIRECTIVES[op_l]}".rstrip())
         elif op_l in (".text", ".data", ".bss", ".section", ".pushsection", ".popsection", ".previous"):
             new = _section_of(op_l, args, self.section, self.stack, self.previous)

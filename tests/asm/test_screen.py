@@ -53,6 +53,8 @@ def fn(body: str) -> str:
         pytest.param(
             '\t.section .text.evil,"ax",@progbits\n\tret', "executable section .text.evil", id="new-code-section"
         ),
+        # raw unwind bytes other than the frame descriptions gcc writes (DW_CFA_set_loc here)
+        pytest.param("\t.cfi_startproc\n\t.cfi_escape 0x1,0x8\n\tret\n\t.cfi_endproc", "raw unwind", id="cfi-escape"),
     ],
 )
 def test_unsafe_candidates_are_named_with_their_line(body, says):
@@ -125,3 +127,21 @@ def test_every_function_compilers_emit_passes_against_itself(cc, flags):
                 continue
             cut = cut_function(asm, name)
             assert screen(cut.text, cut.text) == [], (src.name, name)
+
+
+def test_gccs_own_unwind_descriptions_of_a_realigned_frame_pass():
+    """gcc describes a frame realigned through a DRAP register (AVX code called with a misaligned stack)
+    with .cfi_escape (DW_CFA_expression, DW_CFA_def_cfa_expression): read by an unwinder, never run. A
+    -march=native candidate of such a function was refused as unsafe."""
+    src = (
+        "#include <immintrin.h>\n__m256 h(__m256, __m256, __m256, __m256, __m256, __m256, __m256, __m256, "
+        "__m256, __m256);\n__attribute__((force_align_arg_pointer)) float f(float *a, int n) {\n"
+        "    __m256 v = _mm256_loadu_ps(a);\n    return h(v, v, v, v, v, v, v, v, v, v)[0] + n;\n}\n"
+    )
+    asm = subprocess.run(
+        ["gcc", "-O3", "-mavx2", "-S", "-g0", "-x", "c", "-o", "-", "-"], input=src, capture_output=True, text=True,
+        check=True,
+    ).stdout  # fmt: skip
+    assert ".cfi_escape 0x10" in asm
+    cut = cut_function(asm, "f")
+    assert screen(cut.text, cut.text) == []
