@@ -26,7 +26,8 @@ from dataclasses import dataclass, field
 
 from .parse import code_segments
 
-PURE_LIBC = frozenset({"memcpy", "memmove", "memset", "memcmp", "strlen", "strcmp", "__stack_chk_fail"})
+# bcmp: what clang makes of memcmp(...) == 0
+PURE_LIBC = frozenset({"memcpy", "memmove", "memset", "memcmp", "bcmp", "strlen", "strcmp", "__stack_chk_fail"})
 # what gcc's bit builtins turn into where the flags do not enable the instruction (libgcc, pure)
 LIBGCC_BITS = frozenset(
     f"__{op}{mode}2" for op in ("popcount", "parity", "clz", "ctz", "ffs", "bswap") for mode in ("si", "di")

@@ -73,6 +73,7 @@ def test_unsafe_candidates_are_named_with_their_line(body, says):
             id="rodata-constant",
         ),
         pytest.param("\tcall memcpy@PLT\n\tret", id="pure-libc"),
+        pytest.param("\tcall bcmp@PLT\n\tret", id="clang-bcmp"),  # clang's memcmp(...) == 0
         pytest.param("\tcall __popcountdi2@PLT\n\tret", id="libgcc-popcount"),
         pytest.param(
             "\tleaq .L4(%rip), %rdx\n\tmovslq (%rdx,%rdi,4), %rax\n\taddq %rdx, %rax\n\tnotrack jmp *%rax\n"
