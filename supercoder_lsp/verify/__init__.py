@@ -130,6 +130,9 @@ LIMITS = (
     "writes below the red zone are caught only when a signal lands while the data is live (the harness's "
     "ticks, every 200 microseconds, junk 16 KiB below it); data kept deeper is not",
     "the timed loop itself is not ABI-checked: a candidate could read the stack and registers of the timing driver",
+    "unwind information is not checked (a candidate may describe its frame with gcc's .cfi_escape expressions): "
+    "a wrong description is seen only where the program unwinds through the function (a C++ exception, "
+    "pthread_cancel, a backtrace)",
     "pointer-valued globals keep their initial values",
     "a struct parameter's pointer fields are NULL in generated inputs; the program's recorded calls bring the "
     "memory they reach (64 KiB a region, 1 MiB a call, depth 2), compared as (buffer, offset); a pointer to memory not kept "
