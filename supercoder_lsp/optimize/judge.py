@@ -253,8 +253,9 @@ class Judge(ProgramTiming):
         if self.coverage_caveat:
             raise Rejected(
                 "under-tested",
-                f"same results on {r.inputs_checked:,} inputs, but {self.coverage_caveat}; give program tests "
-                "(--tests), --bench-input or --workload so the program's own calls are recorded and replayed",
+                f"same results on {r.inputs_checked:,} inputs, but {self.coverage_caveat}; give the project's tests "
+                "(--test-command), program tests (--tests), --bench-input or --workload so the program's own calls "
+                "are recorded and replayed",
             )
 
     def _prove(self, cobj: Path, r: CandidateResult, sw: Stopwatch) -> None:

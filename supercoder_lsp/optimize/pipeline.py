@@ -426,8 +426,7 @@ class Pipeline(FunctionSetup):
                 judge.prove_symbolic(best, reference=other)
                 return
 
-    @staticmethod
-    def _summarize(res: FunctionResult) -> None:
+    def _summarize(self, res: FunctionResult) -> None:
         accepted = [c for c in res.candidates if c.status == ACCEPTED]
         res.best = choose_best(accepted).label if accepted else None  # a win the proof refuted is none
         if accepted:
@@ -436,7 +435,8 @@ class Pipeline(FunctionSetup):
         res.detail += no_win_summary(res.candidates)
         under = [c for c in res.candidates if c.reason == "under-tested"]
         if under and res.coverage:
+            suite = "" if self.opts.test_command else "the project's tests (--test-command auto), "
             res.detail += (
-                f"; the inputs run only {res.coverage['percent']}% of its lines: give program tests (--tests), "
-                "--bench-input or --workload so the program's own calls are recorded"
+                f"; the inputs run only {res.coverage['percent']}% of its lines: give {suite}program tests "
+                "(--tests), --bench-input or --workload so the program's own calls are recorded"
             )
