@@ -3,10 +3,13 @@ and a function harness over real gcc output."""
 
 from __future__ import annotations
 
+import atexit
 import json
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 from supercoder_lsp import build
@@ -80,6 +83,26 @@ def make_harness(
     h = FunctionHarness(tmp / "h", name, plan, n_random=n_random, support_objs=support, min_timeout=2)
     h.prepare(base)
     return h, cut
+
+
+_SHARED: dict[tuple, tuple] = {}
+
+
+def shared_harness(c_file: Path, name: str, **kw):
+    """make_harness's harness of `name` in `c_file` (and its cut), built once in this test process and checked
+    once against its own original, which must pass: a harness is built once to check many candidates, and a
+    check leaves it as it was (it keeps only the original's runs on a candidate's constants, by those
+    constants), so the tests that attack one original share its harness (test_verify_attacks.py's sum_ints.c,
+    twenty of them: its harness and self-check were 7 of each one's 11 s)."""
+    key = (str(c_file), name, tuple(sorted((k, repr(v)) for k, v in kw.items())))
+    if key not in _SHARED:
+        tmp = Path(tempfile.mkdtemp(prefix=f"sc-shared-{name}-"))
+        atexit.register(shutil.rmtree, tmp, True)
+        h, cut = make_harness(tmp, c_file, name, **kw)
+        self_check = check_asm(h, tmp, cut.text, "self")
+        assert self_check.ok, self_check.detail  # the original against itself passes
+        _SHARED[key] = (h, cut)
+    return _SHARED[key]
 
 
 def check_asm(h: FunctionHarness, tmp: Path, text: str, tag: str):

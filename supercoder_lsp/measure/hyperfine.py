@@ -70,10 +70,13 @@ def time_programs(
     min_runs: int = 10,
     min_speedup: float = 1.02,
     timeout: float = 900,
+    max_runs: int | None = None,
 ) -> Timing:
     """Both programs timed side by side; `env` adds to both programs' environment (the same containment).
     With `expected`, every run's status and stdout must be it; without, every run's status must be the
-    first baseline run's. Raises RunsFailed where a run did not end so (no ratio is taken from it)."""
+    first baseline run's. Raises RunsFailed where a run did not end so (no ratio is taken from it).
+    `max_runs`: at most so many runs of each (else hyperfine's least, 3 s of them: hundreds of runs of a
+    program of a few ms)."""
     hf = tools.require("hyperfine", "whole-program timing")
     workdir = workdir.resolve()
     tag = cand_exe.name
@@ -96,6 +99,7 @@ def time_programs(
         str(warmup),
         "--min-runs",
         str(min_runs),
+        *(("--max-runs", str(max_runs)) if max_runs is not None else ()),
         "--export-json",
         str(out),
     ]

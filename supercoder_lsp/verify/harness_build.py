@@ -24,6 +24,7 @@ from .records import BASELINE_SECONDS, MODE_RANDOM_GLOBALS, SHORT_INPUT_MS, Reco
 HARNESS_SYMBOL = "sc_fn"
 _COMPILING: dict[str, threading.Lock] = {}  # FunctionHarness._object: one compile of an object at a time
 _COMPILING_LOCK = threading.Lock()
+_COMPILING_LOW: set[str] = set()  # of them, those compiled at the lowest priority (compile_ahead)
 
 
 def _pkg_dir(pkg: str) -> Path:
@@ -158,25 +159,43 @@ class HarnessBase:
 
     def _object(self, text: str, stamp: str, rt: Path, low: bool = False) -> Path:
         """The compiled object of harness text `text` (its stamp: `stamp`), from the folder's objects when
-        compiled there before (compile_ahead), else compiled now; one compile at a time for each."""
+        compiled there before (compile_ahead), else compiled now; one compile at a time for each, but where the one
+        under way runs at the lowest priority."""
         key = hashlib.sha256(stamp.encode()).hexdigest()[:24]
         objects = self.dir / "objects"
         objects.mkdir(exist_ok=True)
         obj = objects / f"{key}.o"
         with _COMPILING_LOCK:
             lock = _COMPILING.setdefault(str(obj), threading.Lock())
-        with lock:
-            if not obj.is_file():
-                src = objects / f"{key}.c"
-                src.write_text(text)
-                tmp = objects / f"{key}.tmp.o"
-                build.run_tool(
-                    ["gcc", "-O1", "-g0", "-w", "-I", str(rt), "-c", str(src), "-o", str(tmp)],
-                    "compile harness",
-                    low=low,
-                )
-                os.replace(tmp, obj)
+            behind_low = not low and str(obj) in _COMPILING_LOW
+            if low:
+                _COMPILING_LOW.add(str(obj))
+        if behind_low:  # compiled at the lowest priority now, which on a busy machine may wait minutes for a core:
+            if not obj.is_file():  # compiled here too, beside it, at the usual priority
+                self._compile_object(text, objects, key, rt, low=False)
+            return obj
+        try:
+            with lock:
+                if not obj.is_file():
+                    self._compile_object(text, objects, key, rt, low=low)
+        finally:
+            if low:
+                with _COMPILING_LOCK:
+                    _COMPILING_LOW.discard(str(obj))
         return obj
+
+    @staticmethod
+    def _compile_object(text: str, objects: Path, key: str, rt: Path, low: bool) -> None:
+        """One compile of harness text `text` into objects/KEY.o, from a source and into an object of its own,
+        put in its place at once: two compiles of it may run at a time (_object)."""
+        own = f"{key}.{threading.get_ident()}.{'low' if low else 'now'}"
+        src, tmp = objects / f"{own}.c", objects / f"{own}.tmp.o"
+        src.write_text(text)
+        build.run_tool(
+            ["gcc", "-O1", "-g0", "-w", "-I", str(rt), "-c", str(src), "-o", str(tmp)], "compile harness", low=low
+        )
+        os.replace(src, objects / f"{key}.c")
+        os.replace(tmp, objects / f"{key}.o")
 
     def _built(self) -> Path:
         assert self.obj is not None, "the harness is built (_build_runtime) before it links"

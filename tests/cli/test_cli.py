@@ -221,13 +221,27 @@ def test_human_table_shows_the_headline(table):
     assert "abi-violation" in out and "assemble-error" in out
 
 
-def test_hot_functions_ranked_by_callgrind_profile_when_a_workload_is_given():
+def no_candidates(tmp: Path) -> tuple[str, ...]:
+    """Options for a run whose test is about which functions it takes and their harnesses, not candidates: the
+    replay proposer with an empty folder (nothing proposed, built or timed: 45 s of a ranking test's run)."""
+    (tmp / "no-candidates").mkdir(exist_ok=True)
+    return ("--proposer", "replay", "--candidates", str(tmp / "no-candidates"))
+
+
+def test_hot_functions_ranked_by_callgrind_profile_when_a_workload_is_given(tmp_path):
     src = FIX / "cli" / "ranked.c"
-    static = run_json(str(src), "--top", "1", "-n", "1", "--inputs", "1000")
+    static = run_json(str(src), "--top", "1", "--inputs", "1000", *no_candidates(tmp_path))
     assert [f["name"] for f in static["functions"]] == ["rare"]
     assert any("static score" in n for n in static["notes"])
     profiled = run_json(
-        str(src), "--top", "1", "-n", "1", "--inputs", "1000", "--workload", "{exe} < " + str(FIX / "cli" / "ranked.in")
+        str(src),
+        "--top",
+        "1",
+        "--inputs",
+        "1000",
+        "--workload",
+        "{exe} < " + str(FIX / "cli" / "ranked.in"),
+        *no_candidates(tmp_path),
     )
     assert [f["name"] for f in profiled["functions"]] == ["mix"]
     assert any("callgrind" in n for n in profiled["notes"])
@@ -245,7 +259,7 @@ def test_bounds_from_project_config(tmp_path):
     proj.mkdir()
     shutil.copy(FIX / "cli" / "ranked.c", proj / "ranked.c")
     (proj / ".supercoder.toml").write_text("[bounds.rare]\nn = [0, 5]\n")
-    data = run_json(str(proj / "ranked.c"), "-f", "rare", "-n", "1", "--inputs", "1000")
+    data = run_json(str(proj / "ranked.c"), "-f", "rare", "--inputs", "1000", *no_candidates(tmp_path))
     assert "length 0..5" in data["functions"][0]["harness"]
     (proj / ".supercoder.toml").write_text("[bounds.rare]\nn = 5\n")
     p = supercoder("optimize", "--no-cache", str(proj / "ranked.c"))
@@ -309,7 +323,7 @@ def test_library_style_code_gets_types_from_the_compiler(tmp_path):
     """Macros in declarations and typedefs (`uLong ZEXPORT f(uLong, const Bytef *, z_size_t)`) no longer
     make a function unparsed: the harness is planned from what the compiler saw."""
     src = FIXTURES / "real" / "zlike.c"
-    data = run_json(str(src), "-k", "8", "-n", "1", "--inputs", "2000")
+    data = run_json(str(src), "-k", "8", "--inputs", "2000", *no_candidates(tmp_path))
     by_name = {f["name"]: f for f in data["functions"]}
     assert by_name["checksum_z"]["signature"] == "uLong (uLong adler, const Bytef * buf, z_size_t len)"
     assert "generated inputs" in by_name["checksum_z"]["harness"], by_name["checksum_z"]
@@ -528,7 +542,7 @@ def test_a_function_that_compiles_to_nothing_gives_its_place_in_the_top_function
     """zs_static_init's body is all inside an #ifdef the build leaves out (zlib's tr_static_init): it
     has no code, out of line or inlined, so the next function takes its place; and zs_check, whose body
     the parser cannot read, is among them."""
-    data = run_json(str(FIXTURES / "real" / "zsplit.c"), "-k", "2", "-n", "1", "--inputs", "1000")
+    data = run_json(str(FIXTURES / "real" / "zsplit.c"), "-k", "2", "--inputs", "1000", *no_candidates(tmp_path))
     names = [f["name"] for f in data["functions"]]
     assert "zs_static_init" not in names and "zs_check" in names, names
     assert any("zs_static_init compiles to no code with these flags" in n for n in data["notes"]), data["notes"]
@@ -678,7 +692,9 @@ def test_a_function_a_macro_renames_is_optimized_under_the_compilers_name(tmp_pa
     its verified assembly re-verified in the edited file."""
     src = FIXTURES / "real" / "namespaced.c"
     flags = "--cflags=-O3 -DXXH_NAMESPACE=LZ4_"
-    data = run_json(str(src), flags, "-f", "sum32", "-f", "LZ4_add32", "-f", "round32", "-n", "1", "--inputs", "2000")
+    data = run_json(
+        str(src), flags, "-f", "sum32", "-f", "LZ4_add32", "-f", "round32", "--inputs", "2000", *no_candidates(tmp_path)
+    )
     sum32, add32, round32 = data["functions"]
     assert (sum32["name"], sum32["source_name"], add32["name"], add32["source_name"]) == (
         "LZ4_sum32",

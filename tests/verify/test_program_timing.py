@@ -71,12 +71,14 @@ def test_a_contained_program_may_read_the_files_its_workload_names_and_nothing_e
 
 
 def test_timed_runs_that_die_or_write_another_output_give_no_ratio(tmp_path):
-    """hyperfine keeps timing with -i; every run's exit status and output is checked instead."""
-    # a few ms of work: a run of puts alone took no measurable time once hyperfine took off its overhead
+    """hyperfine keeps timing with -i; every run's exit status and output is checked instead (in 3 to 5 runs of
+    each: at hyperfine's least of 3 s, thousands of runs of a program that dies at once were a minute here)."""
+    # tens of ms of work: a run of puts alone, and on a busy machine one of a few ms (1e6 steps), took no
+    # measurable time once hyperfine took off its overhead
     good = _program(
         tmp_path,
         "good",
-        "#include <stdio.h>\nint main(void){ volatile unsigned s = 0; for (unsigned i = 0; i < 1000000; i++) s += i;"
+        "#include <stdio.h>\nint main(void){ volatile unsigned s = 0; for (unsigned i = 0; i < 20000000; i++) s += i;"
         ' puts("42"); return 0; }\n',
     )
     dies = _program(
@@ -85,16 +87,16 @@ def test_timed_runs_that_die_or_write_another_output_give_no_ratio(tmp_path):
     lies = _program(tmp_path, "lies", '#include <stdio.h>\nint main(void){ puts("41"); return 0; }\n')
     want = Expected(0, b"42\n")
     with pytest.raises(RunsFailed) as e:
-        time_programs(good, dies, workload="{exe}", workdir=tmp_path, expected=want, min_runs=3, warmup=0)
+        time_programs(good, dies, workload="{exe}", workdir=tmp_path, expected=want, min_runs=3, max_runs=5, warmup=0)
     assert e.value.side == "candidate" and e.value.kind == "sandbox"
     assert "159 (killed by signal 31, SIGSYS: stopped by the program sandbox)" in str(e.value)
     with pytest.raises(RunsFailed) as e:
-        time_programs(good, lies, workload="{exe}", workdir=tmp_path, expected=want, min_runs=3, warmup=0)
+        time_programs(good, lies, workload="{exe}", workdir=tmp_path, expected=want, min_runs=3, max_runs=5, warmup=0)
     assert e.value.side == "candidate" and e.value.kind == "output"
     with pytest.raises(RunsFailed) as e:  # the baseline's runs decide first: nothing can be timed
-        time_programs(dies, good, workload="{exe}", workdir=tmp_path, expected=want, min_runs=3, warmup=0)
+        time_programs(dies, good, workload="{exe}", workdir=tmp_path, expected=want, min_runs=3, max_runs=5, warmup=0)
     assert e.value.side == "baseline"
-    t = time_programs(good, good, workload="{exe}", workdir=tmp_path, expected=want, min_runs=3, warmup=0)
+    t = time_programs(good, good, workload="{exe}", workdir=tmp_path, expected=want, min_runs=3, max_runs=5, warmup=0)
     assert all(c == [0] * len(c) for c in t.samples["exit_codes"])
 
 

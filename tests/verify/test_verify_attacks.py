@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from support import FIXTURES, asm_fn, check_asm, make_harness
+from support import FIXTURES, asm_fn, check_asm, make_harness, shared_harness
 
 from supercoder_lsp import build
 from supercoder_lsp.asm.cut import cut_function
@@ -27,8 +27,9 @@ def variant(tmp: Path, c_file: Path, name: str, flags=("-O3",)) -> str:
 
 
 def verdict(tmp: Path, original: str, wrong: str, name: str, **kw):
-    h, cut = make_harness(tmp, ATT / original, name, **kw)
-    assert check_asm(h, tmp, cut.text, "self").ok  # the original against itself passes
+    """The wrong rewrite checked by the original's harness, which passes the original against itself (built
+    once for the tests of this process that attack that original: support.shared_harness)."""
+    h, cut = shared_harness(ATT / original, name, **kw)
     return h, check_asm(h, tmp, variant(tmp, ATT / wrong, name), "wrong")
 
 
