@@ -59,7 +59,9 @@ def test_inputs_that_reach_only_the_argument_check_verify_nothing(tmp_path):
     assert body.reason == "under-tested", (body.reason, body.detail)
     assert "never run: lines 23-25, 27" in body.detail and "--tests" in body.detail
     assert got["blocks_check_wrong"].reason == "wrong-output"
-    assert "the inputs run only 33% of its lines: give program tests (--tests)" in res.detail, res.detail
+    assert "the inputs run only 33% of its lines: give the project's tests (--test-command auto), program tests" in (
+        res.detail
+    ), res.detail
 
 
 def test_the_programs_recorded_calls_reach_the_loop_and_catch_the_wrong_candidate(tmp_path):
