@@ -29,6 +29,7 @@ def rows_report(tmp_path_factory):
     return rep, state
 
 
+@pytest.mark.serial  # the rows' checks have per-input time limits: beside other tests on two cores, a -O1 rewrite once timed out
 def test_rows_with_replay_give_the_known_rates_and_verdicts(rows_report):
     rep, _ = rows_report
     s = rep["summary"]
@@ -53,6 +54,7 @@ def test_rows_with_replay_give_the_known_rates_and_verdicts(rows_report):
         assert by["bitcount"]["speedup"] > 2 and by["bitcount"]["paper_speedup"] == by["bitcount"]["speedup"]
 
 
+@pytest.mark.serial  # the rows' checks have per-input time limits: beside other tests on two cores, a -O1 rewrite once timed out
 def test_percentiles_agree_with_the_per_problem_speedups_of_the_same_report(rows_report):
     rep, _ = rows_report
     ours = [r["speedup"] for r in rep["problems"] if r["speedup"] is not None]
@@ -68,6 +70,7 @@ def test_percentiles_agree_with_the_per_problem_speedups_of_the_same_report(rows
     assert rep["summary"]["ours"]["slower"] == sum(1 for x in ours if x < 1)
 
 
+@pytest.mark.serial  # the rows' checks have per-input time limits: beside other tests on two cores, a -O1 rewrite once timed out
 def test_an_interrupted_run_goes_on_from_its_state(rows_report, tmp_path):
     rep, state = rows_report
     resumed = tmp_path / "state"
@@ -84,6 +87,7 @@ def test_an_interrupted_run_goes_on_from_its_state(rows_report, tmp_path):
     assert again["summary"]["compile_rate"] == rep["summary"]["compile_rate"]
 
 
+@pytest.mark.serial  # the rows' checks have per-input time limits: beside other tests on two cores, a -O1 rewrite once timed out
 def test_export_then_eval_gives_the_same_verdicts(rows_report, tmp_path):
     rep, state = rows_report
     report = tmp_path / "report.json"
@@ -212,6 +216,7 @@ def test_bad_dataset_says_what_it_needs(tmp_path):
     assert p.returncode == 2 and "cannot answer whole-program rows" in p.stderr
 
 
+@pytest.mark.serial  # the rows' checks have per-input time limits: beside other tests on two cores, a -O1 rewrite once timed out
 def test_eval_spread_over_a_local_ray_instance_gives_the_same_verdicts(rows_report, tmp_path):
     """One small local Ray instance (2 CPUs, one timing slot): the same samples as the run on this machine."""
     pytest.importorskip("ray")
