@@ -18,7 +18,7 @@ from pathlib import Path
 from .inputs_buffers import _buffer, _long, _long_inputs
 from .inputs_edges import EDGE_CAP, _edges, _u64
 from .inputs_records import DEEP_C, owned_sizes, pointer_fields
-from .inputs_relations import _aliasing, _field_relations, _inside, _keys_from_data
+from .inputs_relations import _aliasing, _crossing, _field_relations, _inside, _keys_from_data
 from .plan import ParamPlan, Plan
 from .recorded import RecordedInputs, render_replay
 
@@ -147,7 +147,7 @@ def render_inputs(
     out += relations
     out += _keys_from_data(plan)
     out += _aliasing(plan)
-    out += _inside(plan)
+    out += _inside(plan) + _crossing(plan)
     if owned_sizes(plan):  # a struct generated with what it owns: compared as a deep call is (its words
         # from each buffer's start: where the buffer lies, at the start or the end of its pages, changes nothing)
         out.append("    if (sc_owned) { in->deep = 1;")

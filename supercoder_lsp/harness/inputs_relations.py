@@ -133,6 +133,88 @@ def _aliasing(plan: Plan) -> list[str]:
     return out
 
 
+def crossing_pairs(plan: Plan) -> list[tuple[int, int]]:
+    """Pairs of buffers (arrays of scalars, C strings) that C lets point into the same memory and that
+    aliasable_pairs does not draw: neither `restrict`, at least one written, and either of one element type
+    (with lengths of their own: a copy within one buffer) or one of them bytes, which may alias anything (a hex
+    decoder writing `unsigned char *dst` over its own `const char *src`: a candidate wrong only in place
+    passed every check). Compiled C must give the same result there; a rewrite that assumes them apart does not.
+    Buffers with a length only: one object behind a pointer (`uint64_t *out`, zlib's `*destLen`) is not drawn
+    inside another (a capacity read from the data it sizes breaks the original's own bounds)."""
+    same = set(aliasable_pairs(plan))
+
+    def buffer(p: ParamPlan) -> bool:  # a buffer with a length: not one object (`uint64_t *out`, `*destLen`)
+        return p.role == "cstring" or (
+            p.role == "array"
+            and p.length_param is not None
+            and not p.record
+            and p.elem is not None
+            and p.elem.role in ("int", "float")
+        )
+
+    def is_bytes(p: ParamPlan) -> bool:
+        return p.element.role == "int" and p.element.bits == 8
+
+    return [
+        (a, b)
+        for a, p in enumerate(plan.params)
+        for b in range(a + 1, len(plan.params))
+        if (a, b) not in same
+        and buffer(p)
+        and buffer(q := plan.params[b])
+        and not (p.restrict or q.restrict)
+        and not (p.ctype.startswith("const ") and q.ctype.startswith("const "))
+        and (p.element.ctype == q.element.ctype or is_bytes(p) or is_bytes(q))
+    ]
+
+
+def _crossing(plan: Plan) -> list[str]:
+    """One random input in eight per crossing pair (drawn apart from `r`): one buffer of the pair points into
+    the other's elements, in place half the time, else a few elements on (1-3, or 4-64: past a vector), a
+    multiple of both elements' sizes and aligned for its own. Where it does not fit, its length is cut to fit
+    if the length is its own (a length parameter of its alone, not passed by pointer), else the input is left
+    as it was. Its own bytes are then the other's: an in-place decoder reads what it has written."""
+    out = []
+    ps = plan.params
+
+    def nbytes(k: int) -> str:  # a string's room: its characters, not its NUL (that stays)
+        if ps[k].role == "cstring":
+            return f"((size_t)in->len[{k}])"
+        return f"((size_t)in->len[{k}] * sizeof({ps[k].element.ctype}))"
+
+    def own_length(k: int) -> int | None:
+        p = ps[k]
+        lp = p.length_param
+        if p.role != "array" or lp is None or p.capacity_param is not None or ps[lp].length_of != [k]:
+            return None
+        return lp
+
+    for a, b in crossing_pairs(plan):
+        out.append(
+            f"    if (!edge && (sc_mix(i ^ (0xa1a5ULL + {16 * a + b})) & 7) == 0 && in->pv[{a}] && in->pv[{b}]) {{"
+            f" sc_rng xr = {{ sc_mix(i ^ (0xa1a6ULL + {16 * a + b})) }}; int flip = (int)sc_below(&xr, 2);"
+            " size_t c = sc_below(&xr, 4), k = c < 2 ? 0 : c == 2 ? 1 + sc_below(&xr, 3) : 4 + sc_below(&xr, 61);"
+        )
+        for x, y in ((a, b), (b, a)):
+            ey = ps[y].element.ctype
+            if ps[y].role == "cstring":  # a string inside another buffer: where its NUL lies, a copy ahead
+                continue  # of itself never ends (strcpy's dst a few bytes into its src), the original's too
+            unit = f"(sizeof({ps[x].element.ctype}) > sizeof({ey}) ? sizeof({ps[x].element.ctype}) : sizeof({ey}))"
+            lp = own_length(y)
+            cut = ""
+            if lp is not None:  # cut y's length to what fits
+                cut = (
+                    f" if (off < {nbytes(x)} && off + {nbytes(y)} > {nbytes(x)}) {{ size_t m = ({nbytes(x)} - off) / sizeof({ey});"
+                    f" in->len[{y}] = m; in->iv[{lp}] = m; }}"
+                )
+            out.append(
+                f"        if (flip == {int(x == a)}) {{ size_t off = k * {unit}; unsigned char *at = (unsigned char *)in->pv[{x}] + off;{cut}"
+                f" if (off + {nbytes(y)} <= {nbytes(x)} && (uintptr_t)at % sizeof({ey}) == 0) in->pv[{y}] = at; }}"
+            )
+        out.append("    }")
+    return out
+
+
 def inside_pairs(plan: Plan) -> list[tuple[int, int]]:
     """Pairs of read-only arrays with lengths of their own that one may lie inside the other (a needle that is a
     piece of its haystack, a buffer compared with a later part of itself): the same element type, neither

@@ -87,7 +87,9 @@ change to what is checked (screens, harness inputs, ABI checks, comparisons, tim
 #    end 16-byte aligned); byte buffers one in sixteen a decimal number near an edge; the long inputs whose k
 #    is 2 mod 4 all the most their type holds, integers near their most; the constants pass also draws from
 #    the original's constants the candidate's code lacks.
-VERIFIER_VERSION = 38
+#    39: buffers of two types overlap where C lets them (one of them bytes: an in-place decoder), one input in
+#    eight; a finding on overlapping buffers says so, and that `restrict` is the way to rule it out.
+VERIFIER_VERSION = 39
 
 # What verification does not establish, said next to every claim (the CLI's notes, the JSON report).
 LIMITS = (
@@ -173,7 +175,10 @@ LIMITS = (
     "a power of two in its haystack; other data is not made to cross a piece's end, a candidate wrong only past "
     "4,194,304 elements (a length truncated to 32 bits) is not seen. An array with no length parameter and a "
     "struct are never long, and a slow original may finish none. An array is NULL only where it has no "
-    "elements (one such input in four), and two buffers of different element types never overlap",
+    "elements (one such input in four). Two buffers with lengths overlap where C lets them (neither "
+    "`restrict`; one element type, or one of them bytes, which alias anything): one input in eight, the same "
+    "memory or a few elements apart; buffers of two other types (an int array and a float array), a C string "
+    "inside another buffer and one object behind a pointer (`size_t *out`) inside a buffer never",
     "whole-program timing runs the -O3 program and the candidate's under one sandbox, where a workload may read "
     "the files it names and open nothing else; only runs that end with the -O3 program's exit status and output "
     "count; a program speedup beyond what the function's share of the instructions allows (callgrind, taking "

@@ -9,7 +9,7 @@ from pathlib import Path
 from ..harness.inputs_c import call_args, render_inputs, ret_ctype
 from ..harness.plan import Plan, stack_words
 from ..harness.recorded import RecordedInputs
-from .harness_buffers import _movable, _perturb, _read_only, _watched
+from .harness_buffers import _movable, _perturb, _read_only, _watched, buffer_bytes
 from .program_state import render_snapshots
 
 
@@ -124,8 +124,32 @@ def _show_input(plan: Plan, fn: str) -> str:
                 f'    printf("{sep}{p.name}={{"); for (size_t t = 0; t < in->len[{k}] && t < 12; t++) printf(t ? ", {fmt}" : "{fmt}", {cast}(({et}*)in->pv[{k}])[t]); '
                 f'printf(in->len[{k}] > 12 ? ", ...}} (%zu elements)" : "}}", in->len[{k}]);'
             )
-    lines.append('    printf(")\\n");')
+    lines.append('    printf(")");')
+    lines += _show_overlaps(plan)
+    lines.append('    printf("\\n");')
     return "\n".join(lines)
+
+
+def _show_overlaps(plan: Plan) -> list[str]:
+    """C: where two of the input's buffers overlap (C lets them, unless one is `restrict`), say so: a result
+    that differs only there is otherwise a puzzle (a vectorized rewrite that is right on separate buffers)."""
+    bufs = [k for k, p in enumerate(plan.params) if p.role in ("array", "cstring")]
+    lines = []
+    for a in bufs:
+        for b in bufs:
+            if a >= b:
+                continue
+            na, nb = plan.params[a].name, plan.params[b].name
+            ea, eb = (buffer_bytes(plan, k) for k in (a, b))
+            lines.append(
+                f"    {{ const unsigned char *pa = in->pv[{a}], *pb = in->pv[{b}]; size_t ea = pa ? {ea} : 0, eb = pb ? {eb} : 0;"
+                " if (ea && eb && pa < pb + eb && pb < pa + ea) {"
+                f' if (pa == pb) printf(" [{na} and {nb} are the same memory");'
+                f' else if (pa < pb) printf(" [{nb} lies %zu bytes into {na}", (size_t)(pb - pa));'
+                f' else printf(" [{na} lies %zu bytes into {nb}", (size_t)(pa - pb));'
+                ' printf(": C lets them overlap; where no caller does, declare them restrict]"); } }'
+            )
+    return lines
 
 
 def _padded_call(plan: Plan) -> tuple[list[str], list[str]]:

@@ -72,6 +72,15 @@ def test_overlaps_past_a_vector_are_drawn(tmp_path):
     assert (chk.ok, chk.reason) == (False, "wrong-output"), chk.detail
 
 
+def test_buffers_of_two_types_overlap_where_c_lets_them(tmp_path):
+    """`unsigned char *dst` over `const char *src`: bytes may alias anything, and an in-place decoder is called
+    so. Written from the last pair to the first, the rewrite is right on separate buffers and wrong in place;
+    the finding says the buffers are one memory and what to do where no caller does that."""
+    h, chk = verdict(tmp_path, "xor_pairs.c", "xor_pairs_backward.c", "xor_pairs")
+    assert (chk.ok, chk.reason) == (False, "wrong-output"), chk.detail
+    assert "declare them restrict" in chk.detail
+
+
 def test_a_write_before_the_start_of_a_buffer_crashes(tmp_path):
     h, cut = make_harness(tmp_path, FIX / "funcs" / "scale.c", "scale")
     # v[i] *= k, and v[-1] rewritten with its own value: harmless unless the page before v is guarded
