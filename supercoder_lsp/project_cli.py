@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import subprocess
 import sys
 import tempfile
@@ -109,7 +110,7 @@ def _builds(a, edits, root: Path):
         Build("wins applied", a.cflags, _applied_runs_on(edits.wins), rel),
     ]
     if not a.no_native:
-        feats = native_features()
+        feats = native_features(os.environ.get("CC") or "cc")  # the compiler the project's build picks
         out.append(
             Build(
                 f"{a.cflags} -march=native",

@@ -53,6 +53,34 @@ def no_win_summary(candidates: list[CandidateResult], so_far: bool = False) -> s
     )
 
 
+def builds_all_differ(candidates: list[CandidateResult]) -> str | None:
+    """Where every build of the original's own C that was tried (two or more compiler variants) is wrong-output
+    on the same input, the fault is the input's: C that every compiler reads alike cannot give builds that all
+    differ, unless the input makes its result undefined (an overflow, memory it does not own, state the harness
+    does not give). Words that say so, or None."""
+    builds = [
+        c for c in candidates if c.origin.startswith("compilers:") and c.reason not in ("duplicate", "unsupported-cpu")
+    ]
+    if len(builds) < 2 or any(c.reason != "wrong-output" for c in builds):
+        return None
+    inputs = {_failing_input(c.detail) for c in builds}
+    if len(inputs) != 1 or not next(iter(inputs)):
+        return None
+    names = ", ".join(c.origin.split(":", 1)[1] for c in builds[:4]) + (", ..." if len(builds) > 4 else "")
+    return (
+        f"every build of the original's own C tried ({len(builds)}: {names}) differs from its -O3 build on the same "
+        f"input, {next(iter(inputs))}: the C does not give that input one answer (an overflow, memory it does not "
+        "own, state the harness does not make), so the input, not the builds, is wrong; give the program's own "
+        "calls (--tests, --workload, or the project's tests with --test-command auto)"
+    )
+
+
+def _failing_input(detail: str) -> str:
+    """The input a wrong-output finding names: its text before what was expected."""
+    cut = [detail.find(m) for m in (": expected ", ": returns ", " [") if m in detail]
+    return detail[: min(cut)] if cut else ""
+
+
 def inputs_summary(fn: FunctionResult) -> str | None:
     """'inputs: 5,801 generated, 17 recorded from the program; they run 100% of its 7 lines (generated alone 29%)'."""
     c = fn.coverage

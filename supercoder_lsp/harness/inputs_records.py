@@ -66,16 +66,18 @@ static uint64_t __attribute__((unused)) sc_hash_deep(uint64_t h, const sc_input 
         size_t len, o = 0; const unsigned char *p = sc_deep_buf(in, b, &len);
         if (!p) continue;
         size_t first = (8 - (sc_deep_orig(in, b) & 7)) & 7;
-        for (; o < first && o < len; o++) { h ^= p[o]; h *= 0x100000001b3ULL; }
+        if (sc_dumping) printf("\n@@ buffer %u %zu\n", b, len); /* sc_rt.h's sc_dump, words as tagged */
+        for (; o < first && o < len; o++) { h ^= p[o]; h *= 0x100000001b3ULL; if (sc_dumping) printf("%02x", p[o]); }
         uint64_t lane[4] = {h, h ^ 1, h ^ 2, h ^ 3}; /* four chains, not one: a multiply's latency per word */
         for (size_t q = 0; o + 8 <= len; o += 8, q++) {
             uint64_t w, off; memcpy(&w, p + o, 8);
             int j = w < lo || w > hi ? -1 : sc_deep_find(in, at, w, &off);
             w = j >= 0 ? (0x5CA1ULL << 48) ^ ((uint64_t)j << 40) ^ off : sc_mapped_word(w);
+            if (sc_dumping) for (int t = 0; t < 8; t++) printf("%02x", (unsigned)(w >> 8 * t) & 0xff);
             uint64_t *l = &lane[q & 3]; *l ^= w; *l *= 0x100000001b3ULL; *l ^= *l >> 29;
         }
         for (int q = 0; q < 4; q++) { h ^= lane[q]; h *= 0x100000001b3ULL; h ^= h >> 29; }
-        for (; o < len; o++) { h ^= p[o]; h *= 0x100000001b3ULL; }
+        for (; o < len; o++) { h ^= p[o]; h *= 0x100000001b3ULL; if (sc_dumping) printf("%02x", p[o]); }
     }
     return h;
 }

@@ -485,10 +485,22 @@ static inline void *sc_guard_place_as(sc_guard *g, size_t bytes, uint64_t orig, 
     return g->base + (at + mis + bytes <= g->cap ? at + mis : at + mis - 64);
 }
 
+/* Where a candidate "leaves other memory" than the original, which byte: `show I MODE dump` prints each region
+ * the comparison hashes (a header "@@ LABEL INDEX BYTES", then its bytes in hex, pointers as the tags the hash
+ * takes), and verify/memory_diff.py finds the first that differs between the two. Off in every other run. */
+static int sc_dumping;
+static const char *sc_dump_label = "memory";
+static void sc_dump(const char *label, unsigned idx, const void *p, size_t n) {
+    if (!sc_dumping) return;
+    const unsigned char *c = p;
+    printf("\n@@ %s %u %zu\n", label, idx, n);
+    for (size_t i = 0; i < n; i++) printf("%02x", c[i]);
+}
 /* FNV-1a over 8-byte words (then the tail bytes): any change to any byte changes it. */
 static inline uint64_t sc_fnv(uint64_t h, const void *p, size_t n) {
     const unsigned char *c = p;
     size_t i = 0;
+    if (__builtin_expect(sc_dumping, 0)) sc_dump(sc_dump_label, 0, p, n);
     for (; i + 8 <= n; i += 8) { uint64_t w; memcpy(&w, c + i, 8); h ^= w; h *= 0x100000001b3ULL; h ^= h >> 29; }
     for (; i < n; i++) { h ^= c[i]; h *= 0x100000001b3ULL; }
     return h;
@@ -500,10 +512,12 @@ static inline uint64_t sc_fnv(uint64_t h, const void *p, size_t n) {
 static inline uint64_t sc_fnv_fp(uint64_t h, const void *p, size_t n, size_t size, int loose) {
     if (!loose) return sc_fnv(h, p, n * size);
     const unsigned char *c = p;
+    if (__builtin_expect(sc_dumping, 0)) printf("\n@@ %s 0 %zu\n", sc_dump_label, n * size);
     for (size_t i = 0; i < n; i++) {
         uint64_t w = 0;
         if (size == 8) { double d; memcpy(&d, c + 8 * i, 8); if (d != d) d = __builtin_nan(""); memcpy(&w, &d, 8); }
         else { float f; memcpy(&f, c + 4 * i, 4); if (f != f) f = __builtin_nanf(""); uint32_t u; memcpy(&u, &f, 4); w = u; }
+        if (__builtin_expect(sc_dumping, 0)) for (size_t t = 0; t < size; t++) printf("%02x", (unsigned)(w >> 8 * t) & 0xff);
         h ^= w; h *= 0x100000001b3ULL; h ^= h >> 29;
     }
     return h;

@@ -54,6 +54,7 @@ extern char __start_sc_fdata[] __attribute__((weak)), __stop_sc_fdata[] __attrib
 extern char __start_sc_fbss[] __attribute__((weak)), __stop_sc_fbss[] __attribute__((weak));
 
 static volatile int sc_in_call;
+static int sc_dump_asked; /* `show I MODE dump`: print what the comparison hashes (sc_rt.h's sc_dump) */
 
 /* The bytes around each output buffer, watched while the call runs single-stepped (on a sample of short
  * generated inputs: harness_c.py's sc_watch_regions): after every instruction the trap handler checks that
@@ -154,9 +155,13 @@ static void sc_globals_for(uint64_t i) {
 }
 
 static uint64_t sc_hash_globals(uint64_t h) {
+    sc_dump_label = "globals(.data)";
     h = sc_fnv(h, __start_sc_gdata, sc_span(__start_sc_gdata, __stop_sc_gdata));
+    sc_dump_label = "globals(.bss)";
     h = sc_fnv(h, __start_sc_gbss, sc_span(__start_sc_gbss, __stop_sc_gbss));
+    sc_dump_label = "file-statics(.data)";
     h = sc_fnv(h, __start_sc_fdata, sc_span(__start_sc_fdata, __stop_sc_fdata));
+    sc_dump_label = "file-statics(.bss)";
     h = sc_fnv(h, __start_sc_fbss, sc_span(__start_sc_fbss, __stop_sc_fbss));
     return h;
 }
@@ -426,11 +431,14 @@ static uint64_t sc_hash_heap(uint64_t h, const sc_input *in) {
         const unsigned char *p = sc_hb[b];
         size_t n = sc_hn[b], o = 0;
         h ^= 0x5CA5ULL ^ n; h *= 0x100000001b3ULL;
+        if (sc_dumping) printf("\n@@ heap-block %u %zu\n", b, n);
         for (; o + 8 <= n; o += 8) {
             uint64_t w; memcpy(&w, p + o, 8);
-            h ^= sc_word_tag(in, w); h *= 0x100000001b3ULL; h ^= h >> 29;
+            w = sc_word_tag(in, w);
+            if (sc_dumping) for (int t = 0; t < 8; t++) printf("%02x", (unsigned)(w >> 8 * t) & 0xff);
+            h ^= w; h *= 0x100000001b3ULL; h ^= h >> 29;
         }
-        for (; o < n; o++) { h ^= p[o]; h *= 0x100000001b3ULL; }
+        for (; o < n; o++) { h ^= p[o]; h *= 0x100000001b3ULL; if (sc_dumping) printf("%02x", p[o]); }
     }
     for (unsigned f = 0; f < sc_nforeign; f++) { /* what it freed that it was given: which, in order */
         h ^= 0xF4EEULL ^ (f < SC_MAXFOREIGN ? sc_word_tag(in, sc_foreign[f]) : 0);
@@ -531,7 +539,9 @@ recorded:
     sc_heap_on = 0;
     sc_io_on = 0;
     int lost = sc_heap_lost, left = sc_nh > 0;
+    sc_dumping = sc_dump_asked;
     *outputs = sc_hash_globals(sc_hash_heap(sc_hash_outputs(in), in));
+    sc_dumping = 0;
     if (sc_io_used) *outputs = sc_mix(*outputs ^ sc_io_result()); /* what it did to files (sc_files.h) */
     sc_heap_release();
     /* what is held now differs only where the call freed memory it was given, or allocated where the
@@ -622,7 +632,8 @@ int main(int argc, char **argv) {
     sc_fdata_init = sc_snapshot(__start_sc_fdata, __stop_sc_fdata);
     sc_fbss_init = sc_snapshot(__start_sc_fbss, __stop_sc_fbss);
     sc_input in_s, *in = &in_s;
-    if (argc == 4 && !strcmp(argv[1], "show")) {
+    if ((argc == 4 || (argc == 5 && !strcmp(argv[4], "dump"))) && !strcmp(argv[1], "show")) {
+        sc_dump_asked = argc == 5;
         sc_cur = strtoull(argv[2], 0, 10);
         sc_mode = atoi(argv[3]);
         sc_gen(sc_cur, in);
@@ -646,7 +657,7 @@ int main(int argc, char **argv) {
         return 0;
     }
     if (argc != 5 || strcmp(argv[1], "run")) {
-        fprintf(stderr, "usage: %s run N RECORD_FD MODE | show I MODE\n", argv[0]);
+        fprintf(stderr, "usage: %s run N RECORD_FD MODE | show I MODE [dump]\n", argv[0]);
         return SC_EXIT_USAGE;
     }
     uint64_t n = strtoull(argv[2], 0, 10);

@@ -28,7 +28,7 @@ from ..model import ACCEPTED, RUNNING, BuildConfig, Candidate, CandidateResult, 
 from ..options import InputError, Options
 from ..propose.base import Feedback, ProposalRequest, ProposerUnavailable
 from ..propose.registry import make_proposer
-from ..results import deciding_timing, no_win_summary
+from ..results import builds_all_differ, deciding_timing, no_win_summary
 from ..source import parse_functions
 from ..source.replaced import fingerprints
 from ..stopwatch import Stopwatch
@@ -433,6 +433,9 @@ class Pipeline(FunctionSetup):
             res.detail += f"{len(accepted)} of {len(res.candidates)} candidates verified faster"
             return
         res.detail += no_win_summary(res.candidates)
+        suspect = builds_all_differ(res.candidates)
+        if suspect:
+            res.detail += f"; {suspect}"
         under = [c for c in res.candidates if c.reason == "under-tested"]
         if under and res.coverage:
             suite = "" if self.opts.test_command else "the project's tests (--test-command auto), "

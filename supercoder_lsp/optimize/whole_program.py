@@ -210,8 +210,9 @@ def _figures(outs: list[Outcome]) -> None:
         o.verdict = "faster" if slo > 1.0 else "slower" if shi < 1.0 else "no clear difference"
 
 
-def native_features(cc: str = "gcc") -> list[str]:
-    """The instruction-set extensions `-march=native` enables here beyond the default target."""
+def native_features(cc: str = "cc") -> list[str]:
+    """The instruction-set extensions `-march=native` enables here beyond the default target, as compiler `cc`
+    (the project's: $CC, else cc) sees them."""
 
     def macros(flags: list[str]) -> set[str]:
         p = subprocess.run([cc, *flags, "-dM", "-E", "-x", "c", "/dev/null"], capture_output=True, text=True)

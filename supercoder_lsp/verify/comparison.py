@@ -25,6 +25,7 @@ from ..harness.contract import (
     TRAILER_SYSCALL,
 )
 from .layout import layout_env
+from .memory_diff import first_difference, parse_dump
 from .records import Check, Records, first_byte_difference
 from .sandbox import RunResult, run_limited
 from .self_check import SelfChecked
@@ -48,6 +49,19 @@ class Compared(SelfChecked):
         if r.returncode != 0:
             return inp, (r.stderr.strip() or f"exit code {r.returncode}")
         return inp, " / ".join(lines[1:]) or "?"
+
+    def _memory_difference(self, exe: Path, i: int) -> str:
+        """The first region and byte the candidate leaves other than the original on input i (memory_diff.py)."""
+        dumps = []
+        for e in (self.base_exe, exe):
+            r = run_limited(
+                [str(e), "show", str(i + self.show_from), str(self.mode), "dump"],
+                timeout=20,
+                env={**layout_env(self.name), **self.show_env},
+            )
+            dumps.append(parse_dump(r.stdout))
+        first = first_difference(self.plan, self.base_exe, *dumps)
+        return first or "a buffer it writes, a struct behind a pointer, or where a pointer it moves points"
 
     def _input(self, i: int) -> str:
         return self._show(self.base_exe, i)[0].replace("f(", f"{self.name}(", 1)
@@ -197,7 +211,7 @@ class Compared(SelfChecked):
                 if expected == actual:  # the same result shown, other memory written (where a pointer points)
                     what = (
                         f"{inp}: returns {expected} as the original does, but what it leaves in memory differs "
-                        "(a buffer it writes, a struct behind a pointer, or where a pointer it moves points)"
+                        f"({self._memory_difference(exe, i)})"
                     )
                 else:
                     what = f"{inp}: expected {expected}, got {actual}"

@@ -87,6 +87,8 @@ def _hash_buffers(plan: Plan) -> str:
     for k, p in enumerate(plan.params):
         if p.null_offsets:
             parts.append(f"if (in->pv[{k}]) sc_nullptrs{k}(in->pv[{k}]);")
+        if p.role in ("array", "cstring"):
+            parts.append(f'sc_dump_label = "{p.name}";')
         if p.role == "array" and p.element.role == "float" and not p.record:
             et = p.element.ctype
             parts.append(f"h = sc_fnv_fp(h, in->pv[{k}], in->len[{k}], sizeof({et}), sc_nan_loose);")
