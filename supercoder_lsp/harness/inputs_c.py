@@ -38,6 +38,13 @@ def render_inputs(
         "    size_t pbytes[SC_NP]; uint64_t pa[SC_NP]; void *rp[SC_NR]; size_t rlen[SC_NR]; uint64_t ra[SC_NR];",
         "    uint32_t nr, deep; } sc_input;",
         "static sc_guard sc_g[SC_NP], sc_rg[SC_NR];",
+        "/* whether parameter k's buffer lies in its own guard region, and no other's does (inputs_relations.py) */",
+        "static int __attribute__((unused)) sc_alone(const sc_input *in, unsigned k) {",
+        "    const unsigned char *b = sc_g[k].base, *e = b + sc_g[k].cap;",
+        "    for (unsigned j = 0; j < SC_NP; j++) { const unsigned char *q = in->pv[j];"
+        " if ((j == k) != (b && q >= b && q < e)) return 0; }",
+        "    return 1;",
+        "}",
     ]
     if plan.constants:
         out.append(f"#define SC_NDICT {len(plan.constants)}")

@@ -118,11 +118,14 @@ def _aliasing(plan: Plan) -> list[str]:
             " c = sc_below(&r, 4), s = c < 2 ? 1 + sc_below(&r, 3) : c == 2 ? 4 + sc_below(&r, 61) : 65 + sc_below(&r, 1 + ((L > 65 ? L - 65 : 0) >> sc_below(&r, 8)));"
             f" if ((L + s) * sizeof({et}) + 8192 > sc_g[{a}].cap) s = 1 + s % 64;"
         )
-        out.append(f"        if (mode == 0) in->pv[{b}] = in->pv[{a}];")
+        # one pair at a time: a second pair's buffer placed again where the first's points would change what the
+        # first holds, by where each lies (three arrays of one length: a self-check refused such a plain function)
+        out.append(f"        int alone = sc_alone(in, {a}) && sc_alone(in, {b});")
+        out.append(f"        if (alone && mode == 0) in->pv[{b}] = in->pv[{a}];")
         # a loose placement zeroes the bytes around the new place, over where the elements were: they wait in
         # b's own buffer's slot meanwhile (b points into a's from here; the same element type and length)
         out.append(
-            f"        else if (mode <= 2) {{ {et} *was = in->pv[{a}];"
+            f"        else if (alone && mode <= 2) {{ {et} *was = in->pv[{a}];"
             f" if (sc_loose) {{ was = ({et} *)sc_g[{b}].base; memmove(was, in->pv[{a}], L * sizeof({et})); }}"
             f" {et} *base = sc_guard_place(&sc_g[{a}], (L + s) * sizeof({et}), 0);"
             f" memmove(base, was, L * sizeof({et}));"
@@ -191,7 +194,7 @@ def _crossing(plan: Plan) -> list[str]:
 
     for a, b in crossing_pairs(plan):
         out.append(
-            f"    if (!edge && (sc_mix(i ^ (0xa1a5ULL + {16 * a + b})) & 7) == 0 && in->pv[{a}] && in->pv[{b}]) {{"
+            f"    if (!edge && (sc_mix(i ^ (0xa1a5ULL + {16 * a + b})) & 7) == 0 && sc_alone(in, {a}) && sc_alone(in, {b})) {{"
             f" sc_rng xr = {{ sc_mix(i ^ (0xa1a6ULL + {16 * a + b})) }}; int flip = (int)sc_below(&xr, 2);"
             " size_t c = sc_below(&xr, 4), k = c < 2 ? 0 : c == 2 ? 1 + sc_below(&xr, 3) : 4 + sc_below(&xr, 61);"
         )
@@ -254,7 +257,7 @@ def _inside(plan: Plan) -> list[str]:
         la, lb = plan.params[a].length_param, plan.params[b].length_param
         out += _needle_across_a_seam(a, b, et, la, lb)
         out.append(
-            f"    if (!edge && !sc_long_for(i) && (sc_mix(i ^ (0x1d51ULL + {16 * a + b})) & 7) == 0) {{"
+            f"    if (!edge && !sc_long_for(i) && (sc_mix(i ^ (0x1d51ULL + {16 * a + b})) & 7) == 0 && sc_alone(in, {a}) && sc_alone(in, {b})) {{"
             f" sc_rng sr = {{ sc_mix(i ^ (0x1d52ULL + {16 * a + b})) }}; int flip = (int)sc_below(&sr, 2);"
             f" unsigned o = flip ? {b} : {a}, n = flip ? {a} : {b}, lo = flip ? {lb} : {la}, ln = flip ? {la} : {lb};"
             " size_t L = in->len[o]; if (L) { size_t k = sc_below(&sr, L), m = sc_below(&sr, 2) ? in->len[n] : 1 + sc_below(&sr, L - k);"
