@@ -18,7 +18,7 @@ from pathlib import Path
 from .inputs_buffers import _buffer, _long, _long_inputs
 from .inputs_edges import EDGE_CAP, _edges, _u64
 from .inputs_records import DEEP_C, owned_sizes, pointer_fields
-from .inputs_relations import _aliasing, _crossing, _field_relations, _inside, _keys_from_data
+from .inputs_relations import ALONE_C, _aliasing, _crossing, _field_relations, _inside, _keys_from_data
 from .plan import ParamPlan, Plan
 from .recorded import RecordedInputs, render_replay
 
@@ -38,13 +38,7 @@ def render_inputs(
         "    size_t pbytes[SC_NP]; uint64_t pa[SC_NP]; void *rp[SC_NR]; size_t rlen[SC_NR]; uint64_t ra[SC_NR];",
         "    uint32_t nr, deep; } sc_input;",
         "static sc_guard sc_g[SC_NP], sc_rg[SC_NR];",
-        "/* whether parameter k's buffer lies in its own guard region, and no other's does (inputs_relations.py) */",
-        "static int __attribute__((unused)) sc_alone(const sc_input *in, unsigned k) {",
-        "    const unsigned char *b = sc_g[k].base, *e = b + sc_g[k].cap;",
-        "    for (unsigned j = 0; j < SC_NP; j++) { const unsigned char *q = in->pv[j];"
-        " if ((j == k) != (b && q >= b && q < e)) return 0; }",
-        "    return 1;",
-        "}",
+        ALONE_C,
     ]
     if plan.constants:
         out.append(f"#define SC_NDICT {len(plan.constants)}")
