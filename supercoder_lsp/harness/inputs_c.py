@@ -37,8 +37,7 @@ def render_inputs(
         "    /* a deep recorded call (harness/recorded.py): buffer bytes, where the program had them, its regions */",
         "    size_t pbytes[SC_NP]; uint64_t pa[SC_NP]; void *rp[SC_NR]; size_t rlen[SC_NR]; uint64_t ra[SC_NR];",
         "    uint32_t nr, deep; } sc_input;",
-        "static sc_guard sc_g[SC_NP], sc_rg[SC_NR];",
-        ALONE_C,
+        "static sc_guard sc_g[SC_NP], sc_rg[SC_NR];\n" + ALONE_C,
     ]
     if plan.constants:
         out.append(f"#define SC_NDICT {len(plan.constants)}")
