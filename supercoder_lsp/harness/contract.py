@@ -31,6 +31,7 @@ SHORT_MS = _DEFINES["SC_SHORT_MS"]
 ABI_BROKEN = _DEFINES["SC_ABI_BROKEN"]
 HEAP_LEFT = _DEFINES["SC_HEAP_LEFT"]
 STORED_AROUND = _DEFINES["SC_STORED_AROUND"]
+FP_FLAGS_SHIFT = _DEFINES["SC_FP_FLAGS_SHIFT"]
 # code -> what a calling-convention finding means, in the order of SC_ABI_FINDINGS
 ABI_FINDINGS = [text for _, text in re.findall(r'X\((\w+), "([^"]*)"\)', _TEXT)]
 # the prefix of the global names the file's own object gives its file-scope variables (FileContext.support_object),

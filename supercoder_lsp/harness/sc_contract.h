@@ -33,6 +33,8 @@
                                       * domain, a crash that candidates are never run on */
 #define SC_STORED_AROUND 0x200000ULL /* (a watched input: sc_verify.h) a store beside a buffer, past its end or before its
                                       * start, even of the bytes that were there */
+#define SC_FP_FLAGS_SHIFT 32         /* bits 32-45: the floating-point exception flags the call left (sc_plain.h's sc_fp_flags),
+                                     * compared after every result: a difference there alone is named last */
 #define SC_NOT_RUN 0x40000ULL        /* (SC_BUDGET_MS) a generated input past the baseline's time budget: not run */
 
 /* calling-convention findings, in the order of their codes */

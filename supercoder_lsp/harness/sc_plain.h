@@ -30,6 +30,11 @@ static int sc_plain_native; /* ... and from the harness's own C on its own stack
 static unsigned sc_watch_n; /* sc_verify.h: the bytes around buffers watched for this call (none move then) */
 static uint32_t sc_plain_mx;
 static uint16_t sc_plain_cw;
+static uint32_t sc_plain_mx_after; /* MXCSR right after a plain call, before it is repaired: its flags */
+/* The floating-point exception flags a call leaves (sc_call): those it raised of invalid, divide-by-zero and
+ * overflow (the ones a program traps on with feenableexcept), and in bits 8-13 those set before the call that
+ * it cleared (a candidate that restores MXCSR at its end drops what it raised and what it found) */
+static uint32_t sc_fp_flags;
 
 /* In a plain caller, right before its call: the state the call must leave as it found it */
 static inline __attribute__((always_inline)) void sc_plain_enter(void) {
@@ -46,6 +51,7 @@ static inline __attribute__((always_inline)) void sc_plain_leave(void) {
     static uint16_t cw, env[14];
     __asm__ volatile("pushfq\n\tpopq %0\n\tcld" : "=r"(fl) :: "memory");
     __asm__ volatile("stmxcsr %0\n\tfnstcw %1\n\tfnstenv %2\n\tfninit" : "=m"(mx), "=m"(cw), "=m"(env) :: "memory");
+    sc_plain_mx_after = mx;
     __asm__ volatile("ldmxcsr %0\n\tfldcw %1" :: "m"(sc_plain_mx), "m"(sc_plain_cw));
     if ((fl & 0x400) || ((mx ^ sc_plain_mx) & ~0x3fU) || cw != sc_plain_cw || env[4] != 0xffff) sc_plain_bad = 1;
     sc_upper_dirty = 0;

@@ -541,6 +541,7 @@ recorded:
     int lost = sc_heap_lost, left = sc_nh > 0;
     sc_dumping = sc_dump_asked;
     *outputs = sc_hash_globals(sc_hash_heap(sc_hash_outputs(in), in));
+    if (sc_dumping) printf("\n@@ fp-flags 0 4\n%08x", sc_fp_flags);
     sc_dumping = 0;
     if (sc_io_used) *outputs = sc_mix(*outputs ^ sc_io_result()); /* what it did to files (sc_files.h) */
     sc_heap_release();
@@ -548,7 +549,7 @@ recorded:
      * blocks are not tracked */
     int allocated = sc_heap_held() != held || lost;
     return (sc_upper_dirty ? SC_DIRTY_UPPER : 0) | (allocated ? SC_ALLOCATED : 0) | (left ? SC_HEAP_LEFT : 0) |
-           (watch && sc_watch_bad ? SC_STORED_AROUND : 0);
+           (watch && sc_watch_bad ? SC_STORED_AROUND : 0) | ((uint64_t)sc_fp_flags << SC_FP_FLAGS_SHIFT);
 }
 
 /* State kept from call to call, in memory the function does not own (a count below the stack, where a

@@ -18,6 +18,7 @@ from ..harness.contract import (
     EXIT_CRASH,
     EXIT_OK,
     EXIT_SYSCALL,
+    FP_FLAGS_SHIFT,
     HEAP_LEFT,
     STORED_AROUND,
     TIMED_OUT,
@@ -25,7 +26,7 @@ from ..harness.contract import (
     TRAILER_SYSCALL,
 )
 from .layout import layout_env
-from .memory_diff import first_difference, parse_dump
+from .memory_diff import first_difference, fp_flags_words, parse_dump
 from .records import Check, Records, first_byte_difference
 from .sandbox import RunResult, run_limited
 from .self_check import SelfChecked
@@ -50,6 +51,17 @@ class Compared(SelfChecked):
             return inp, (r.stderr.strip() or f"exit code {r.returncode}")
         return inp, " / ".join(lines[1:]) or "?"
 
+    def _fp_flags_differ(self, got: Records, base: Records) -> Check | None:
+        """The first input on which every result agrees but the floating-point exception flags the call left do
+        not (sc_plain.h's sc_fp_flags): a finding only where no result differs, so a value is shown first."""
+        for i in range(min(len(got.status), len(base.status))):
+            if base.failed(i) or got.failed(i):
+                continue
+            if (got.status[i] ^ base.status[i]) >> FP_FLAGS_SHIFT & 0x3FFF:
+                orig, cand = (r.status[i] >> FP_FLAGS_SHIFT & 0x3FFF for r in (base, got))
+                return Check(False, "wrong-output", f"{self._input(i)}: {fp_flags_words(orig, cand)}", i)
+        return None
+
     def _memory_difference(self, exe: Path, i: int) -> str:
         """The first region and byte the candidate leaves other than the original on input i (memory_diff.py)."""
         dumps = []
@@ -61,7 +73,10 @@ class Compared(SelfChecked):
             )
             dumps.append(parse_dump(r.stdout))
         first = first_difference(self.plan, self.base_exe, *dumps)
-        return first or "a buffer it writes, a struct behind a pointer, or where a pointer it moves points"
+        if first.startswith("the floating-point"):
+            return first
+        what = first or "a buffer it writes, a struct behind a pointer, or where a pointer it moves points"
+        return f"what it leaves in memory differs ({what})"
 
     def _input(self, i: int) -> str:
         return self._show(self.base_exe, i)[0].replace("f(", f"{self.name}(", 1)
@@ -209,10 +224,7 @@ class Compared(SelfChecked):
                     else ""
                 )
                 if expected == actual:  # the same result shown, other memory written (where a pointer points)
-                    what = (
-                        f"{inp}: returns {expected} as the original does, but what it leaves in memory differs "
-                        f"({self._memory_difference(exe, i)})"
-                    )
+                    what = f"{inp}: returns {expected} as the original does, but {self._memory_difference(exe, i)}"
                 else:
                     what = f"{inp}: expected {expected}, got {actual}"
                 if i == self.n_edge and self.n_random:  # sc_verify.h's SC_REPEATED
@@ -230,6 +242,8 @@ class Compared(SelfChecked):
                     f"on input {self._input(i)}; the original leaves them clean",
                     i,
                 )
+        if fp := self._fp_flags_differ(got, base):
+            return fp
         if got.run.returncode != EXIT_OK:
             rc = got.run.returncode
             desc = f"signal {-rc}" if rc < 0 else "a signal outside any call" if rc == EXIT_CRASH else f"exit code {rc}"

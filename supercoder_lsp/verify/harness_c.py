@@ -99,6 +99,23 @@ def _hash_buffers(plan: Plan) -> str:
     return " ".join(parts)
 
 
+FP_STATE_C = """/* The SSE floating-point mode a call runs in: the default, but on one input in eight a rounding mode of
+ * fesetround's or flush-to-zero with denormals-are-zero (what -ffast-math's startup sets), as a program may
+ * run it; the original's runs and the candidate's alike. A candidate that sets its own mode is wrong there. */
+static uint32_t sc_fp_mode(uint64_t i) {
+    static const uint32_t modes[4] = { 0x1f80 | 0x4000, 0x1f80 | 0x2000, 0x1f80 | 0x6000, 0x1f80 | 0x8040 };
+    uint64_t w = sc_mix(i ^ 0xfe5e7ULL);
+    return (w & 7) == 0 ? modes[(w >> 3) & 3] : 0x1f80;
+}
+/* The exception flags set before a call: none, but on one input in four some of the five C has (a program's
+ * earlier arithmetic left them), which the call must leave set (sc_plain.h's sc_fp_flags). */
+static uint32_t sc_fp_pre(uint64_t i) {
+    uint64_t w = sc_mix(i ^ 0xf1a65ULL);
+    return (w & 3) == 0 ? (uint32_t)(w >> 8) & 0x3d : 0;
+}
+extern uint32_t sc_state[4]; /* sc_thunk.S: MXCSR before [0] and after [2] a call through it */"""
+
+
 def _show_input(plan: Plan, fn: str) -> str:
     lines = [f'    printf("{fn}(");']
     for k, p in enumerate(plan.params):
@@ -339,23 +356,19 @@ extern char sc_fn[];
 #define SC_WRITES_BUFFERS {int(writes)}
 #define SC_NSTACK {stack_words(plan.params)}
 {_read_only(plan)}
-/* The SSE floating-point mode a call runs in: the default, but on one input in eight a rounding mode of
- * fesetround's or flush-to-zero with denormals-are-zero (what -ffast-math's startup sets), as a program may
- * run it; the original's runs and the candidate's alike. A candidate that sets its own mode is wrong there. */
-static uint32_t sc_fp_mode(uint64_t i) {{
-    static const uint32_t modes[4] = {{ 0x1f80 | 0x4000, 0x1f80 | 0x2000, 0x1f80 | 0x6000, 0x1f80 | 0x8040 }};
-    uint64_t w = sc_mix(i ^ 0xfe5e7ULL);
-    return (w & 7) == 0 ? modes[(w >> 3) & 3] : 0x1f80;
-}}
+{FP_STATE_C}
 static uint64_t sc_call(sc_input *in) {{
     sc_rng jr = {{ sc_mix(sc_cur ^ 0x77aa55ULL) }};
     sc_ro_begin(in);
     sc_target = sc_caller_for(sc_cur);
-    uint32_t fp_mode = sc_fp_mode(sc_cur);
-    if (fp_mode != 0x1f80) __asm__ volatile("ldmxcsr %0" :: "m"(fp_mode));
+    uint32_t fp_mode = sc_fp_mode(sc_cur) | sc_fp_pre(sc_cur); /* always: the harness's own arithmetic (a float
+    input drawn) may have raised flags since the last call */
+    __asm__ volatile("ldmxcsr %0" :: "m"(fp_mode));
     sc_native_in = in;
     {"" if plan.ret is None else ret + " ret = "}sc_plain_native ? sc_call_native({", ".join(vals)}) : {call};
-    if (fp_mode != 0x1f80) {{ uint32_t d = 0x1f80; __asm__ volatile("ldmxcsr %0" :: "m"(d)); }}
+    uint32_t fp_after = sc_plain_native ? sc_plain_mx_after : sc_state[2];
+    {{ uint32_t d = 0x1f80; __asm__ volatile("ldmxcsr %0" :: "m"(d)); }}
+    sc_fp_flags = (fp_after & 0x0d) | ((fp_mode & ~fp_after & 0x3d) << 8);
     sc_ro_end();
     return {_ret_bits(plan)};
 }}

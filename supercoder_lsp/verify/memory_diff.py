@@ -49,6 +49,8 @@ def first_difference(
             break
         if a == b:
             continue
+        if label == "fp-flags":
+            return fp_flags_words(int.from_bytes(a, "big"), int.from_bytes(b, "big"))
         where = _region_name(plan, label, idx)
         if len(a) != len(b):
             return f"{where} holds {len(a):,} bytes after the original's call, {len(b):,} after this one's"
@@ -66,6 +68,39 @@ def first_difference(
         more = "this one" if len(got) > len(base) else "the original"
         return f"{more} leaves more regions to compare ({', '.join(extra)}): a block allocated, or a buffer more"
     return ""
+
+
+FP_FLAGS = (
+    (0x01, "FE_INVALID"),
+    (0x04, "FE_DIVBYZERO"),
+    (0x08, "FE_OVERFLOW"),
+    (0x10, "FE_UNDERFLOW"),
+    (0x20, "FE_INEXACT"),
+)
+
+
+def fp_flags_words(orig: int, cand: int) -> str:
+    """The floating-point exception flags two calls left (sc_plain.h's sc_fp_flags), in C's names: those raised
+    that a program traps on (feenableexcept), and those set before the call that it cleared."""
+
+    def names(v: int) -> str:
+        return ", ".join(n for bit, n in FP_FLAGS if v & bit) or "none"
+
+    extra, missing = cand & ~orig & 0xFF, orig & ~cand & 0xFF
+    if extra:
+        return (
+            f"the floating-point exception flags differ: it raises {names(extra)}, which the original does not "
+            "(a program that traps on them with feenableexcept stops there)"
+        )
+    if missing:
+        return (
+            f"the floating-point exception flags differ: it leaves {names(missing)} unset, which the original "
+            "raises (a program that tests them with fetestexcept misses them)"
+        )
+    return (
+        f"the floating-point exception flags differ: it clears {names(cand >> 8)} that were set before the call, "
+        f"where the original clears {names(orig >> 8)} (a program that tests them with fetestexcept misses them)"
+    )
 
 
 def _param(plan: Plan, label: str, idx: int):

@@ -81,6 +81,21 @@ def test_buffers_of_two_types_overlap_where_c_lets_them(tmp_path):
     assert "declare them restrict" in chk.detail
 
 
+@pytest.mark.parametrize(
+    "wrong, says",
+    [
+        ("scale_v_keeps_mxcsr.c", "unset, which the original raises"),  # MXCSR restored on return
+        ("scale_v_pads.c", "it raises FE_INVALID, which the original does not"),  # 0 * inf on a pad
+    ],
+)
+def test_the_floating_point_exception_flags_a_call_leaves_are_compared(tmp_path, wrong, says):
+    """Right values and other exception flags: one drops the flags the call raised (and those set before it),
+    one raises FE_INVALID on a zero pad times an infinite k. A program that traps on them or tests them sees it."""
+    h, chk = verdict(tmp_path, "scale_v.c", wrong, "scale_v")
+    assert (chk.ok, chk.reason) == (False, "wrong-output"), chk.detail
+    assert "floating-point exception flags differ" in chk.detail and says in chk.detail, chk.detail
+
+
 def test_a_write_before_the_start_of_a_buffer_crashes(tmp_path):
     h, cut = make_harness(tmp_path, FIX / "funcs" / "scale.c", "scale")
     # v[i] *= k, and v[-1] rewritten with its own value: harmless unless the page before v is guarded
