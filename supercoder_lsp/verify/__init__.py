@@ -88,7 +88,9 @@ change to what is checked (screens, harness inputs, ABI checks, comparisons, tim
 #    is 2 mod 4 all the most their type holds, integers near their most; the constants pass also draws from
 #    the original's constants the candidate's code lacks.
 #    39: buffers of two types overlap where C lets them (one of them bytes: an in-place decoder), one input in
-#    eight; a finding on overlapping buffers says so, and that `restrict` is the way to rule it out.
+#    eight; a finding on overlapping buffers says so, and that `restrict` is the way to rule it out; overlaps
+#    drawn one pair at a time; the SSE exception flags a call leaves are compared (invalid, divide-by-zero,
+#    overflow raised; flags set before the call kept).
 VERIFIER_VERSION = 39
 
 # What verification does not establish, said next to every claim (the CLI's notes, the JSON report).
@@ -126,7 +128,9 @@ LIMITS = (
     "them on a neighbour (eight bits flipped), so a count of calls is seen up to there and a memo that waits "
     "for its n-th call answers stale; one wrong only after more calls is not",
     "one input in eight runs in a non-default SSE mode (a rounding mode, or flush-to-zero with "
-    "denormals-are-zero); the x87 control word is always the default",
+    "denormals-are-zero); the x87 control word is always the default. The SSE exception flags a call leaves are "
+    "compared: invalid, divide-by-zero and overflow raised (what a program traps on), and any flag set before the "
+    "call (one input in four) cleared; a spurious underflow or inexact is not seen, nor the x87 status word",
     "where the -O3 original runs out of time or fails on most generated inputs, its integer inputs are narrowed "
     "(the claim says 'with len in [0, 4095]'): a candidate is not checked outside that range",
     "writes below the red zone are caught only when a signal lands while the data is live (the harness's "
