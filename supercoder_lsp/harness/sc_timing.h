@@ -246,6 +246,7 @@ static inline __attribute__((always_inline)) void sc_scrub(void) {
             }                                                                         \
             if (!SC_FRESH_ON) calls_ns += sc_now_ns() - p_;                           \
             sc_scrub(); /* outside the time: nothing a pass left reaches the next */  \
+            sc_slack_wipe(); /* nor past a copy's end, in malloc's spare bytes */       \
         }                                                                             \
         uint64_t t0 = 0, t1 = calls_ns;                                               \
         sc_heap_on = 0;                                                               \

@@ -642,6 +642,7 @@ int main(int argc, char **argv) {
         fflush(stdout);
         sc_start_watchdog();
         sc_heap_reserve();
+        sc_heapzone_init();
         sc_read_maps();
         sc_sandbox_protect_range(sc_island_lo, sc_island_hi);
         sc_sandbox_enter(SC_STRICT, -1);
@@ -668,6 +669,7 @@ int main(int argc, char **argv) {
     if (n > SC_NINPUTS) n = SC_NINPUTS;
     sc_read_skip();
     sc_heap_reserve();
+    sc_heapzone_init();
     sc_read_maps();
     sc_start_ticks();
     sc_start_watchdog();

@@ -90,7 +90,8 @@ change to what is checked (screens, harness inputs, ABI checks, comparisons, tim
 #    39: buffers of two types overlap where C lets them (one of them bytes: an in-place decoder), one input in
 #    eight; a finding on overlapping buffers says so, and that `restrict` is the way to rule it out; overlaps
 #    drawn one pair at a time; the SSE exception flags a call leaves are compared (invalid, divide-by-zero,
-#    overflow raised; flags set before the call kept).
+#    overflow raised; flags set before the call kept); one loose input in eight in a block of the harness's malloc
+#    heap, each input's calls in one chunk; the timing driver zeroes malloc's spare bytes past its copies.
 VERIFIER_VERSION = 39
 
 # What verification does not establish, said next to every claim (the CLI's notes, the JSON report).
@@ -114,8 +115,10 @@ LIMITS = (
     "is not IEEE 754's to say), so a wrong NaN sign or payload there is not seen; other shapes of a "
     "program's data (a struct graph, a particular text) are met only in its recorded calls",
     "buffers lie on the verifier's island, and on some inputs called from the harness's own C in the caller's "
-    "stack frame or in the executable's .bss; a loose buffer has malloc's chunk words around it, but none lies "
-    "in a real malloc'd block. A candidate that tells a check from a real call by other means (the harness's own "
+    "stack frame or in the executable's .bss; a loose buffer has malloc's chunk words around it, and one loose input "
+    "in eight lies in a block of the harness's own malloc heap (near its code, laid out as malloc's chunks, "
+    "each input's calls in the same chunk, so a memo kept in the spare bytes past a buffer answers a changed "
+    "buffer stale). A candidate that tells a check from a real call by other means (the harness's own "
     "code and data, which it can read in memory) can still be right there and wrong in a program: only the "
     "program tests' plain run, on the calls they make, sees that",
     "memory no object owns: a write into the rest of the executable's last page (past .bss) is a finding; "
@@ -193,6 +196,6 @@ LIMITS = (
     "lie near its code is timed on a path the checks did not run (its results are still compared there)",
     "timing repeats its inputs pass after pass, each input once a pass; between passes the stack below the "
     "loop is zeroed down to a fence 16 KiB below the original's deepest page (a copy that goes deeper crashes "
-    "and is not timed) and the registers are cleared; state kept in heap memory it freed (where the original "
+    "and is not timed) and the registers are cleared, and the spare bytes of malloc's rounding past each copy zeroed; state kept in heap memory it freed (where the original "
     "allocates, so the candidate may too), or in identical inputs a program repeats, could still pay off",
 )

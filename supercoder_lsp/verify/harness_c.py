@@ -365,7 +365,11 @@ static uint64_t sc_call(sc_input *in) {{
     input drawn) may have raised flags since the last call */
     __asm__ volatile("ldmxcsr %0" :: "m"(fp_mode));
     sc_native_in = in;
+    void **hv[SC_NP]; size_t hb[SC_NP]; unsigned char *hl[SC_NP], *hh[SC_NP]; /* sc_plain.h's sc_move_heap */
+    unsigned nh = sc_heapzone && (sc_mix(sc_cur ^ 0x4ea9ULL) & 7) == 0 ? sc_movable(in, hv, hb, hl, hh) : 0;
+    if (nh) sc_move_heap(hv, hb, nh, sc_mix(sc_cur ^ 0x4eaaULL));
     {"" if plan.ret is None else ret + " ret = "}sc_plain_native ? sc_call_native({", ".join(vals)}) : {call};
+    {"if (nh) ret = (" + ret + ")(uintptr_t)sc_moved_ptr((uintptr_t)ret); " if plan.ret is not None and plan.ret.role in ("pointer", "string") else ""}if (nh) sc_move_back(hv, nh);
     uint32_t fp_after = sc_plain_native ? sc_plain_mx_after : sc_state[2];
     {{ uint32_t d = 0x1f80; __asm__ volatile("ldmxcsr %0" :: "m"(d)); }}
     sc_fp_flags = (fp_after & 0x0d) | ((fp_mode & ~fp_after & 0x3d) << 8);

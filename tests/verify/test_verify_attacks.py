@@ -96,6 +96,14 @@ def test_the_floating_point_exception_flags_a_call_leaves_are_compared(tmp_path,
     assert "floating-point exception flags differ" in chk.detail and says in chk.detail, chk.detail
 
 
+def test_a_memo_in_the_spare_bytes_of_a_heap_block_is_stale_on_a_reused_buffer(tmp_path):
+    """Right wherever its buffer is not a malloc'd one near its code; there it keeps (tag, sum) past the end.
+    Some inputs lie in a block of the harness's own malloc heap, each input's calls (a neighbour's first, on
+    one in sixteen) in the same chunk: the memo answers the changed buffer with the old sum."""
+    h, chk = verdict(tmp_path, "sum_bytes.c", "sum_bytes_slack_memo.c", "sum_bytes")
+    assert (chk.ok, chk.reason) == (False, "wrong-output"), chk.detail
+
+
 def test_a_write_before_the_start_of_a_buffer_crashes(tmp_path):
     h, cut = make_harness(tmp_path, FIX / "funcs" / "scale.c", "scale")
     # v[i] *= k, and v[-1] rewritten with its own value: harmless unless the page before v is guarded
