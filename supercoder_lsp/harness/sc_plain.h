@@ -90,6 +90,7 @@ static inline void sc_heapzone_init(void) {
 }
 static unsigned sc_moved_n;
 static unsigned char *sc_moved_from[SC_MOVE_MAX], *sc_moved_to[SC_MOVE_MAX];
+static void **sc_moved_slot[SC_MOVE_MAX]; /* the input's pointer each moved buffer was given */
 static size_t sc_moved_len[SC_MOVE_MAX];
 
 /* The room `n` buffers of these sizes take moved */
@@ -117,6 +118,7 @@ static inline void sc_move(unsigned char *area, size_t room, void **pv[], const 
         memcpy(area + dst, from, len);
         sc_moved_from[sc_moved_n] = from;
         sc_moved_to[sc_moved_n] = area + dst;
+        sc_moved_slot[sc_moved_n] = pv[k];
         sc_moved_len[sc_moved_n++] = len;
         *pv[k] = area + dst + (p - from);
         at = dst + len;
@@ -140,6 +142,7 @@ static inline void sc_move_heap(void **pv[], const size_t *bytes, unsigned n, ui
         memcpy(user, *pv[k], bytes[k]);
         sc_moved_from[sc_moved_n] = *pv[k];
         sc_moved_to[sc_moved_n] = user;
+        sc_moved_slot[sc_moved_n] = pv[k];
         sc_moved_len[sc_moved_n++] = bytes[k];
         *pv[k] = user;
         at += chunk;
@@ -154,6 +157,13 @@ static inline void sc_move_back(void **pv[], unsigned n) {
         memcpy(sc_moved_from[k], sc_moved_to[k], sc_moved_len[k]);
         *pv[k] = sc_moved_from[k] + ((unsigned char *)*pv[k] - sc_moved_to[k]);
     }
+    sc_moved_n = 0;
+}
+/* A call that crashed or ran out of time: its input's pointers back where its buffers were (not the
+ * bytes: the call has no result to compare), before anything reads the input again */
+static inline void sc_unmove_abandoned(void) {
+    for (unsigned k = 0; k < sc_moved_n; k++)
+        *sc_moved_slot[k] = sc_moved_from[k] + ((unsigned char *)*sc_moved_slot[k] - sc_moved_to[k]);
     sc_moved_n = 0;
 }
 /* A pointer the call returned, into a moved copy: where it points in the buffer put back */

@@ -502,6 +502,7 @@ static uint64_t sc_one(sc_input *in, uint64_t *ret, uint64_t *outputs) {
         sc_watching = 0; /* the handler ran with the trap flag clear: so does this */
         sc_ticks_quiet = 0; /* (a crash in sc_repeat's calls) */
         sc_ro_end(); /* its const buffers writable again (a write into one is this crash) */
+        sc_unmove_abandoned();
         __asm__ volatile("fninit\n\tcld" ::: "memory");
         sc_flags_sane();
         uint32_t mx = 0x1f80; __asm__ volatile("ldmxcsr %0" :: "m"(mx));

@@ -104,6 +104,14 @@ def test_a_memo_in_the_spare_bytes_of_a_heap_block_is_stale_on_a_reused_buffer(t
     assert (chk.ok, chk.reason) == (False, "wrong-output"), chk.detail
 
 
+def test_a_crash_on_a_buffer_in_the_heap_is_the_inputs(tmp_path):
+    """Crashes only where its buffer looks like a program's malloc'd one: it is "crash" on that input (the
+    pointer into the abandoned copy is put back), not the harness failing outside any call."""
+    h, chk = verdict(tmp_path, "sum_bytes.c", "sum_bytes_heap_trap.c", "sum_bytes")
+    assert (chk.ok, chk.reason) == (False, "crash"), chk.detail
+    assert chk.detail.startswith("signal 4 on input sum_bytes("), chk.detail
+
+
 def test_a_write_before_the_start_of_a_buffer_crashes(tmp_path):
     h, cut = make_harness(tmp_path, FIX / "funcs" / "scale.c", "scale")
     # v[i] *= k, and v[-1] rewritten with its own value: harmless unless the page before v is guarded
