@@ -13,7 +13,8 @@ from .plan import ParamPlan, Plan
 # below are drawn one pair at a time, each only where both of its buffers are still alone
 ALONE_C = """static int __attribute__((unused)) sc_alone(const sc_input *in, unsigned k) {
     const unsigned char *b = sc_g[k].base, *e = b + sc_g[k].cap;
-    for (unsigned j = 0; j < SC_NP; j++) { const unsigned char *q = in->pv[j]; if ((j == k) != (b && q >= b && q < e)) return 0; }
+    /* up to its end inclusive: an empty buffer placed against the guard after it points at the end */
+    for (unsigned j = 0; j < SC_NP; j++) { const unsigned char *q = in->pv[j]; if ((j == k) != (b && q >= b && q <= e)) return 0; }
     return 1;
 }"""
 MAX_RELATED_FIELDS = 512  # integer fields an integer parameter may be drawn from (a struct's first ones)
