@@ -10,6 +10,7 @@ listed with the reason it was left.
 from __future__ import annotations
 
 import difflib
+import functools
 import subprocess
 import tempfile
 from dataclasses import dataclass, field
@@ -17,6 +18,7 @@ from pathlib import Path
 
 from .. import build
 from ..asm.features import required_cpu_flags
+from ..model import BuildConfig
 from ..options import InputError
 from ..source import find_function, parse_functions
 from ..source.edit import apply_body_change
@@ -70,19 +72,32 @@ def _attribute(text: str, name: str, attribute: str) -> str:
     return head.decode("utf-8", "surrogateescape")
 
 
+@functools.cache
+def _file_facts(path: Path) -> tuple[BuildConfig, frozenset[str], frozenset[str]]:
+    """What the project's build makes of a file, once per file and run: its flags, the global symbols of its
+    object (a function static by a macro, zlib's `local`, is not one) and the macros its flags define."""
+    cfg = build.resolve(path)
+    with tempfile.TemporaryDirectory(prefix="supercoder-link-") as t:
+        build.compile_object(path, cfg, Path(t) / "f.o")
+        globals_ = frozenset(build.defined_globals(Path(t) / "f.o"))
+    p = subprocess.run(
+        [cfg.compiler, *cfg.flags, "-dM", "-E", "-x", "c", "/dev/null"], capture_output=True, text=True, check=False
+    )
+    macros = frozenset(ln.split()[1] for ln in p.stdout.splitlines() if ln.startswith("#define "))
+    return cfg, globals_, macros
+
+
 def _assembly(path: Path, text: str, name: str, best: dict, verified_flags: list[str] | None) -> str:
     data = text.encode("utf-8", "surrogateescape")
     fn = find_function(parse_functions(data), name)
     assert fn is not None
     original = data[fn.start_byte : fn.end_byte].decode("utf-8", "surrogateescape")
-    cfg = build.resolve(path)
-    with tempfile.TemporaryDirectory(prefix="supercoder-link-") as t:  # static by a macro (zlib's `local`)
-        build.compile_object(path, cfg, Path(t) / "f.o")
-        if name not in build.defined_globals(Path(t) / "f.o"):
-            raise replace.ReplaceError(
-                f"'{name}' is not a global symbol of the compiled file (static, by a macro or otherwise): "
-                "assembly in its place would change its linkage; use the source-level change"
-            )
+    cfg, globals_, _ = _file_facts(path)
+    if name not in globals_:  # static by a macro (zlib's `local`)
+        raise replace.ReplaceError(
+            f"'{name}' is not a global symbol of the compiled file (static, by a macro or otherwise): "
+            "assembly in its place would change its linkage; use the source-level change"
+        )
     if verified_flags is not None and list(cfg.flags) != list(verified_flags):
         raise replace.ReplaceError(
             f"verified against {' '.join(verified_flags)}, but the project builds the file with "
@@ -98,11 +113,7 @@ def _assembly(path: Path, text: str, name: str, best: dict, verified_flags: list
 
 def _guard_false(path: Path, asm: str) -> str:
     """The features the assembly needs that the file's flags do not enable ('' where its #if holds)."""
-    cfg = build.resolve(path)
-    p = subprocess.run(
-        [cfg.compiler, *cfg.flags, "-dM", "-E", "-x", "c", "/dev/null"], capture_output=True, text=True, check=False
-    )
-    defined = {ln.split()[1] for ln in p.stdout.splitlines() if ln.startswith("#define ")}
+    defined = _file_facts(path)[2]
     need = sorted(required_cpu_flags(asm))
     return ", ".join(f for f in need if replace.ISA_MACROS.get(f) not in defined)
 
@@ -157,6 +168,7 @@ def _one(path: Path, text: str, f: dict, rep: dict, assembly: bool) -> tuple[str
 def plan_edits(reports: list[dict], *, assembly: bool = False) -> Edits:
     """Every function's win of every report as an edit of its file (files in the order given)."""
     out = Edits()
+    _file_facts.cache_clear()  # the files as they are now
     for rep in reports:
         src = rep.get("source") or {}
         path = Path(src.get("path") or rep.get("file", ""))
