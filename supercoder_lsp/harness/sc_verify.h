@@ -55,6 +55,31 @@ extern char __start_sc_fbss[] __attribute__((weak)), __stop_sc_fbss[] __attribut
 
 static volatile int sc_in_call;
 static int sc_dump_asked; /* `show I MODE dump`: print what the comparison hashes (sc_rt.h's sc_dump) */
+/* What a call prints through stdio (stdout and stderr, in the order printed) is its output: stdout and stderr
+ * point at a stream into memory during the call, and the bytes are compared with its results (a function with
+ * a verbose mode, bzip2's sorts with `verb`, is verified, not refused). Past SC_OUT_MAX bytes, not seen. */
+#define SC_OUT_MAX (64u << 10)
+static char sc_out_buf[SC_OUT_MAX];
+static FILE *sc_out_mem, *sc_out_saved[2];
+static size_t sc_out_len;
+static void sc_out_init(void) { /* before the sandbox: fmemopen allocates */
+    sc_out_mem = fmemopen(sc_out_buf, SC_OUT_MAX, "w");
+    if (sc_out_mem) setvbuf(sc_out_mem, NULL, _IONBF, 0);
+}
+static inline void sc_out_begin(void) {
+    sc_out_len = 0;
+    if (!sc_out_mem) return;
+    rewind(sc_out_mem);
+    sc_out_saved[0] = stdout, sc_out_saved[1] = stderr;
+    stdout = stderr = sc_out_mem;
+}
+static inline void sc_out_end(void) {
+    if (!sc_out_mem || !sc_out_saved[0]) return;
+    fflush(sc_out_mem);
+    long n = ftell(sc_out_mem);
+    sc_out_len = n <= 0 ? 0 : (size_t)n < SC_OUT_MAX ? (size_t)n : SC_OUT_MAX;
+    stdout = sc_out_saved[0], stderr = sc_out_saved[1], sc_out_saved[0] = NULL;
+}
 
 /* The bytes around each output buffer, watched while the call runs single-stepped (on a sample of short
  * generated inputs: harness_c.py's sc_watch_regions): after every instruction the trap handler checks that
@@ -502,6 +527,7 @@ static uint64_t sc_one(sc_input *in, uint64_t *ret, uint64_t *outputs) {
         sc_watching = 0; /* the handler ran with the trap flag clear: so does this */
         sc_ticks_quiet = 0; /* (a crash in sc_repeat's calls) */
         sc_ro_end(); /* its const buffers writable again (a write into one is this crash) */
+        sc_out_end(); /* the harness's own stdout and stderr back */
         sc_unmove_abandoned();
         __asm__ volatile("fninit\n\tcld" ::: "memory");
         sc_flags_sane();
@@ -529,7 +555,9 @@ recorded:
         sc_watching = 1;
         __asm__ volatile("pushfq\n\torq $0x100, (%%rsp)\n\tpopfq" ::: "memory", "cc"); /* trap flag on */
     }
+    sc_out_begin();
     *ret = sc_call(in);
+    sc_out_end();
     if (watch) {
         __asm__ volatile("pushfq\n\tandq $-257, (%%rsp)\n\tpopfq" ::: "memory", "cc");
         sc_watching = 0;
@@ -542,6 +570,9 @@ recorded:
     int lost = sc_heap_lost, left = sc_nh > 0;
     sc_dumping = sc_dump_asked;
     *outputs = sc_hash_globals(sc_hash_heap(sc_hash_outputs(in), in));
+    sc_dump_label = "printed";
+    if (sc_out_len) *outputs = sc_fnv(*outputs ^ 0x9e1ULL, sc_out_buf, sc_out_len);
+    else if (sc_dumping) printf("\n@@ printed 0 0\n");
     if (sc_dumping) printf("\n@@ fp-flags 0 4\n%08x", sc_fp_flags);
     sc_dumping = 0;
     if (sc_io_used) *outputs = sc_mix(*outputs ^ sc_io_result()); /* what it did to files (sc_files.h) */
@@ -579,9 +610,12 @@ static inline __attribute__((always_inline)) int sc_repeat_calls(sc_input *in, u
         sc_heap_begin();
         sc_io_begin(sc_cur);
         sc_watch_seen = ~0ULL; /* each call its own time limit (sc_on_alarm) */
+        sc_out_begin();
         (void)sc_call(in);
+        sc_out_end();
         sc_io_on = 0;
         sc_heap_release();
+        if (sc_out_len) return 0; /* it printed: it would again (its recorded call says what) */
         if (stdout->_IO_write_ptr != wrote_at) {
             if (stdout->_IO_write_ptr > wrote_at) stdout->_IO_write_ptr = wrote_at;
             return 0;
@@ -628,6 +662,7 @@ int main(int argc, char **argv) {
     sc_detect_cpu();
     static char outbuf[1 << 16];
     setvbuf(stdout, outbuf, _IOFBF, sizeof outbuf); /* no allocation once sandboxed */
+    sc_out_init();
     sc_setup();
     sc_gdata_init = sc_snapshot(__start_sc_gdata, __stop_sc_gdata);
     sc_gbss_init = sc_snapshot(__start_sc_gbss, __stop_sc_gbss);

@@ -22,7 +22,7 @@ from ..asm.constants import compared_constants, compared_fields
 from ..asm.cut import list_functions
 from ..asm.features import instruction_features
 from ..build.object_cache import compile_file_kept
-from ..harness.plan import OUTPUT_FUNCTIONS, Plan, make_plan
+from ..harness.plan import UNCOMPARED_OUTPUT, Plan, make_plan
 from ..hotness import ProfileError, callgrind_profile, rank
 from ..model import ACCEPTED, RUNNING, BuildConfig, Candidate, CandidateResult, CFunction, FunctionResult, Report
 from ..options import InputError, Options
@@ -256,8 +256,8 @@ class Pipeline(FunctionSetup):
         plan.constants = compared_constants(cut.text)
         plan.field_constants = compared_fields(cut.text)
         plan.field_enums = compared_fields(cut.text, exact=True)
-        writes = sorted(set(cut.external_refs) & OUTPUT_FUNCTIONS)
-        if writes and plan.supported:  # its output is its result, and the function harness compares results only
+        writes = sorted(set(cut.external_refs) & UNCOMPARED_OUTPUT)
+        if writes and plan.supported:  # output to a descriptor by number: its result, which the harness does not see
             plan = Plan(
                 False, f"it writes output ({', '.join(writes)}), which the function harness does not compare", [], None
             )

@@ -91,7 +91,8 @@ change to what is checked (screens, harness inputs, ABI checks, comparisons, tim
 #    eight; a finding on overlapping buffers says so, and that `restrict` is the way to rule it out; overlaps
 #    drawn one pair at a time; the SSE exception flags a call leaves are compared (invalid, divide-by-zero,
 #    overflow raised; flags set before the call kept); one loose input in eight in a block of the harness's malloc
-#    heap, each input's calls in one chunk; the timing driver zeroes malloc's spare bytes past its copies.
+#    heap, each input's calls in one chunk; the timing driver zeroes malloc's spare bytes past its copies; what a
+#    call prints on stdout and stderr is captured per call and compared (a function that prints was refused).
 VERIFIER_VERSION = 39
 
 # What verification does not establish, said next to every claim (the CLI's notes, the JSON report).
@@ -134,6 +135,8 @@ LIMITS = (
     "denormals-are-zero); the x87 control word is always the default. The SSE exception flags a call leaves are "
     "compared: invalid, divide-by-zero and overflow raised (what a program traps on), and any flag set before the "
     "call (one input in four) cleared; a spurious underflow or inexact is not seen, nor the x87 status word",
+    "what a call prints through stdio to stdout or stderr is compared input by input, up to 64 KiB a call; output "
+    "to a descriptor by number (dprintf, writev, pwrite) is not, and such a function gets no function harness",
     "where the -O3 original runs out of time or fails on most generated inputs, its integer inputs are narrowed "
     "(the claim says 'with len in [0, 4095]'): a candidate is not checked outside that range",
     "writes below the red zone are caught only when a signal lands while the data is live (the harness's "

@@ -49,6 +49,12 @@ def first_difference(
             break
         if a == b:
             continue
+        if label == "printed":  # what the call printed to stdout and stderr (sc_verify.h's sc_out_begin)
+            k = next((t for t in range(min(len(a), len(b))) if a[t] != b[t]), min(len(a), len(b)))
+            return (
+                f"what it prints differs from byte {k:,} on: the original {_text(a[k : k + 40])}, "
+                f"this {_text(b[k : k + 40])}"
+            )
         if label == "fp-flags":
             return fp_flags_words(int.from_bytes(a, "big"), int.from_bytes(b, "big"))
         where = _region_name(plan, label, idx)
@@ -159,6 +165,14 @@ def _symbol_at(exe: Path, section: str, k: int) -> str:
     except (OSError, ELFError):
         return ""
     return ""
+
+
+def _text(b: bytes) -> str:
+    """Printed bytes as a C string literal would show them ("(nothing)" where none)."""
+    if not b:
+        return "prints nothing more"
+    shown = "".join(chr(c) if 32 <= c < 127 and c not in (34, 92) else f"\\x{c:02x}" for c in b)
+    return f'prints "{shown}"'
 
 
 def _bytes(b: bytes, k: int) -> str:

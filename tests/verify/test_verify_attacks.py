@@ -173,7 +173,18 @@ def test_output_of_a_function_that_prints_is_compared_and_records_survive(tmp_pa
     quiet.write_text("int noisy(int x) { return x + 1; }\n")
     chk = check_asm(h, tmp_path, variant(tmp_path, quiet, "noisy"), "quiet")
     assert (chk.ok, chk.reason) == (False, "wrong-output"), chk.detail
-    assert "printed different output" in chk.detail
+    assert 'what it prints differs from byte 0 on: the original prints "x=' in chk.detail, chk.detail
+    assert "this prints nothing more" in chk.detail, chk.detail
+
+
+def test_what_a_call_prints_on_stderr_is_compared_input_by_input(tmp_path):
+    """A verbose mode reports on stderr; the rewrite returns the same and drops the report: wrong-output on an
+    input with verb > 2, and the finding shows what each printed."""
+    orig = FIX / "prints" / "count_runs.c"
+    h, cut = make_harness(tmp_path, orig, "count_runs", n_random=3000)
+    chk = check_asm(h, tmp_path, variant(tmp_path, FIX / "prints" / "count_runs_quiet.c", "count_runs"), "quiet")
+    assert (chk.ok, chk.reason) == (False, "wrong-output"), chk.detail
+    assert 'the original prints "      ' in chk.detail and "this prints nothing more" in chk.detail, chk.detail
 
 
 # --- the calling convention ---------------------------------------------------------
