@@ -493,7 +493,7 @@ static inline __attribute__((always_inline)) void sc_repeat(sc_input *in);
 static void sc_repeat_end(sc_input *in);
 static volatile int sc_neighbour_on; /* a crash or timeout now is sc_repeat's neighbour's: sc_one goes on */
 static uint64_t sc_one(sc_input *in, uint64_t *ret, uint64_t *outputs) {
-    int sig;
+    int sig, warm = 0;
     if (!sc_priming && !in->deep && (sc_mix(sc_cur ^ 0x9213ULL) & 15) == 0) {
         sc_priming = 1;
         /* A flipped bit can send the input outside the function's domain, where no run has probed it
@@ -511,11 +511,15 @@ static uint64_t sc_one(sc_input *in, uint64_t *ret, uint64_t *outputs) {
                 if (t + 1 < times && SC_WRITES_BUFFERS) { sc_gen(sc_cur, in); (void)sc_perturb(in, 0); }
             }
             sc_gen(sc_cur, in);
+            /* Warm: on one such input in two, the call finds the globals as the neighbour's calls left them,
+             * as a program's second call does (a table built on first use, its flag set): reset before every
+             * call, a rewrite wrong only once its statics were warm passed every check */
+            warm = (sc_mix(sc_cur ^ 0x9215ULL) & 1) != 0;
         }
         sc_force_tramp = forced;
         sc_priming = 0;
     }
-    sc_globals_for(sc_cur);
+    if (!warm) sc_globals_for(sc_cur);
     sc_arm();
     size_t held = sc_heap_held();
     sc_heap_begin();

@@ -112,6 +112,13 @@ def test_a_crash_on_a_buffer_in_the_heap_is_the_inputs(tmp_path):
     assert chk.detail.startswith("signal 4 on input sum_bytes("), chk.detail
 
 
+def test_a_call_that_finds_its_statics_warm_is_checked(tmp_path):
+    """Wrong only once its table is built (every call of a program but the first): on one primed input in two
+    the call finds the globals as the neighbour's calls left them, where they were reset before every call."""
+    h, chk = verdict(tmp_path, "lower_lazy.c", "lower_lazy_warm.c", "lower_lazy")
+    assert (chk.ok, chk.reason) == (False, "wrong-output"), chk.detail
+
+
 def test_a_write_before_the_start_of_a_buffer_crashes(tmp_path):
     h, cut = make_harness(tmp_path, FIX / "funcs" / "scale.c", "scale")
     # v[i] *= k, and v[-1] rewritten with its own value: harmless unless the page before v is guarded
