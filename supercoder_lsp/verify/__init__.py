@@ -94,7 +94,8 @@ change to what is checked (screens, harness inputs, ABI checks, comparisons, tim
 #    heap, each input's calls in one chunk; the timing driver zeroes malloc's spare bytes past its copies; what a
 #    call prints on stdout and stderr is captured per call and compared (a function that prints was refused).
 #    40: (the flags, the heap block, the printing above, then) one primed input in two runs warm: its call
-#    finds the globals as the neighbour's calls left them (a table built on first use).
+#    finds the globals as the neighbour's calls left them (a table built on first use); one float array in
+#    sixteen of +0, -0 and one number of one sign.
 VERIFIER_VERSION = 40
 
 # What verification does not establish, said next to every claim (the CLI's notes, the JSON report).
@@ -109,7 +110,9 @@ LIMITS = (
     "other, and an "
     "integer argument equal to one of its array's elements, one in sixteen an integer near an edge of its "
     "type, and some integers lie near a power of two or a square, one float in seven a special value (a "
-    "signed zero, an infinity, the NaN 0/0 gives and others, a denormal, a tie, an edge of 2^52); one in eight has its integer arrays sparse "
+    "signed zero, an infinity, the NaN 0/0 gives and others, a denormal, a tie, an edge of 2^52), one float "
+    "array in sixteen made of +0, -0 and one number of one sign (zeros tied as its largest or smallest); one in "
+    "eight has its integer arrays sparse "
     "(zero but for one element in 2 to 4,096); a candidate whose code holds constants the original's does "
     "not (immediates, read-only words) is run on 2,048 more inputs drawn from them (arguments, lengths, "
     "elements, a constant's bytes in a byte buffer), so one wrong on a value it names (seed == 5381) is seen; "

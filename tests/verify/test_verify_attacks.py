@@ -502,6 +502,7 @@ def test_work_done_in_pieces_past_a_mebibyte_is_checked_across_their_ends(tmp_pa
         ("sum_bytes.c", "sum_bytes_misaligned.c", "sum_bytes"),  # neither end 16-byte aligned
         ("parse_dec.c", "parse_dec_wraps.c", "parse_dec"),  # a decimal number just past 2^32
         ("sum_bytes.c", "sum_bytes_lanes_flush.c", "sum_bytes"),  # a long run of 0xff bytes
+        ("max_d.c", "max_d_last_tie.c", "max_d"),  # -0 and +0 tied as the largest, the rest below zero
     ],
 )
 def test_inputs_a_program_passes_and_the_harness_never_drew_are_drawn(tmp_path, original, wrong, name):
