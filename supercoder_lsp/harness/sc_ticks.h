@@ -3,7 +3,7 @@
  * zone is fair game for them, so the tick (on the alternate stack) fills 16 KiB of it with junk: a
  * candidate that keeps data below its red zone loses it and gives itself away.
  *
- * A tick that interrupts another of the harness's handlers (the watchdog's SIGALRM, a crash's SIGSEGV)
+ * A tick that interrupts another of the harness's handlers (the watchdog's SIGVTALRM, a crash's SIGSEGV)
  * leaves that one's memory alone: both are on the alternate stack, the kernel puts the tick's own frame
  * right below the red zone there, and junk over it returns from the tick to junk. Two signals pending at
  * once are delivered so, nested, and a busy machine makes that common (the process runs again after the
