@@ -106,7 +106,8 @@ def test_a_workload_that_names_its_input_file_claims_what_stdin_would(tmp_path):
     the named file: what is claimed is what the same data on stdin gives."""
     _input(tmp_path, 200_000)
     args = [str(WORKLOAD / "digest.c"), "-f", "print_digest", "--tests", str(WORKLOAD / "tests")]
-    args += ["--proposer", "compilers", "-n", "2"]
+    # a function harness too (what it prints is compared): a few rounds, few inputs, the programs decide here
+    args += ["--proposer", "compilers", "-n", "2", "--bound", "print_digest.rounds=0:3", "--inputs", "2000"]
     data = run_json(*args, "--workload", "{exe} 100 input.bin", cwd=tmp_path)
     [fn] = data["functions"]
     assert fn["candidates"]
