@@ -18,37 +18,6 @@ LENGTH_NAME = re.compile(
 # sc_out_begin); to a descriptor by number (dprintf, writev, pwrite) it is not, and such a function is refused
 # (write() is compared: harness/sc_files.h emulates descriptors).
 UNCOMPARED_OUTPUT = frozenset({"dprintf", "__dprintf_chk", "writev", "pwrite", "pwrite64"})
-OUTPUT_FUNCTIONS = frozenset(
-    {
-        "printf",
-        "fprintf",
-        "vprintf",
-        "vfprintf",
-        "dprintf",
-        "puts",
-        "fputs",
-        "putchar",
-        "putc",
-        "fputc",
-        "fwrite",
-        "perror",
-        "__printf_chk",
-        "__fprintf_chk",
-        "__vprintf_chk",
-        "__vfprintf_chk",
-        "__dprintf_chk",
-        "_IO_putc",
-        "putchar_unlocked",
-        "putc_unlocked",
-        "fputc_unlocked",
-        "fwrite_unlocked",
-        "fputs_unlocked",
-        "__overflow",
-        "writev",
-        "pwrite",
-        "pwrite64",
-    }
-)
 
 
 DEFAULT_MAX_LEN = 4096  # arrays: well past every vector width and unroll factor
