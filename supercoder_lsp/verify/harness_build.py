@@ -20,6 +20,7 @@ from .harness_c import render_verify
 from .layout import caller_draw
 from .program_state import render_snapshots
 from .records import BASELINE_SECONDS, MODE_RANDOM_GLOBALS, SHORT_INPUT_MS, Records
+from .statics_table import table_object
 
 HARNESS_SYMBOL = "sc_fn"
 _COMPILING: dict[str, threading.Lock] = {}  # FunctionHarness._object: one compile of an object at a time
@@ -205,8 +206,10 @@ class HarnessBase:
         """Link the harness with an object defining the function; raises BuildError."""
         renamed = self.dir / f"{tag}.impl.o"
         rename_symbol(impl_obj, renamed, self.name, HARNESS_SYMBOL)
+        table = table_object(renamed, self.name, self.dir / f"{tag}.statics.o")
         exe = self.dir / f"{tag}.harness"
-        build.link([self._built(), self.dir / "tramp.o", renamed, *self.support], exe, extra=self.link_flags)
+        objs = [self._built(), self.dir / "tramp.o", renamed, *([table] if table else []), *self.support]
+        build.link(objs, exe, extra=self.link_flags)
         return exe
 
     def link_original(self, obj: Path, tag: str, extra: tuple[str, ...] = ()) -> Path:

@@ -119,3 +119,26 @@ def test_the_linked_program_is_checked_for_load_time_code(tmp_path):
     assert check_linked(tmp_path / "ref", tmp_path / "ref") == []
     problems = check_linked(tmp_path / "bad", tmp_path / "ref")
     assert any("IRELATIVE" in p for p in problems), problems
+
+
+@pytest.mark.parametrize(
+    "align,extra,refused",
+    [
+        pytest.param(64, "", False, id="wider-alignment-is-padding"),
+        pytest.param(4096, "", True, id="padding-past-a-cache-line"),
+        pytest.param(32, "\t.local\tlower_memo\n\t.comm\tlower_memo,32,32\n", True, id="another-object"),
+    ],
+)
+def test_writable_state_is_counted_in_objects_and_alignment_only_pads(tmp_path, align, extra, refused):
+    """-march=native aligns a table in .bss to 64 where -O3 aligned it to 32: the same objects with more
+    padding before them are not state the original lacks (an honest rewrite was refused for it); a gap
+    wider than a cache line, or an object the original does not have, is."""
+    src = FIX / "asm" / "lazy_table.c"
+    asm = build.compile_to_asm(src, BuildConfig("gcc", ("-O3",), "t", str(src.parent)), tmp_path / "o3.s")
+    cut = cut_function(asm, "ascii_lower")
+    build.assemble(cut.text, tmp_path / "base.o")
+    assert "\t.comm\tlower_tab,256,32\n" in cut.text
+    text = cut.text.replace("\t.comm\tlower_tab,256,32\n", f"\t.comm\tlower_tab,256,{align}\n{extra}")
+    build.assemble(text, tmp_path / "cand.o")
+    problems = [p for p in screen_object(tmp_path / "cand.o", tmp_path / "base.o") if "writable state" in p]
+    assert bool(problems) == refused, problems

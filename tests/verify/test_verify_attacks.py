@@ -119,6 +119,17 @@ def test_a_call_that_finds_its_statics_warm_is_checked(tmp_path):
     assert (chk.ok, chk.reason) == (False, "wrong-output"), chk.detail
 
 
+def test_statics_are_compared_variable_by_variable_wherever_a_build_lays_them_out(tmp_path):
+    """A table aligned to 64 (as -march=native aligns it) lies elsewhere in the section than -O3's: an honest
+    rewrite so built was wrong-output ('the file-statics (.bss) holds 288 bytes ..., 320 after this one's').
+    Each variable is compared by its name, and a wrong entry left in one is named."""
+    h, chk = verdict(tmp_path, "lower_lazy.c", "lower_lazy_aligned.c", "lower_lazy")
+    assert chk.ok, chk.detail
+    h, chk = verdict(tmp_path, "lower_lazy.c", "lower_lazy_bad_table.c", "lower_lazy")
+    assert (chk.ok, chk.reason) == (False, "wrong-output"), chk.detail
+    assert "first at byte 91 of 'table'" in chk.detail, chk.detail
+
+
 def test_a_write_before_the_start_of_a_buffer_crashes(tmp_path):
     h, cut = make_harness(tmp_path, FIX / "funcs" / "scale.c", "scale")
     # v[i] *= k, and v[-1] rewritten with its own value: harmless unless the page before v is guarded
