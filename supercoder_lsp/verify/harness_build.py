@@ -208,7 +208,13 @@ class HarnessBase:
         rename_symbol(impl_obj, renamed, self.name, HARNESS_SYMBOL)
         table = table_object(renamed, self.name, self.dir / f"{tag}.statics.o")
         exe = self.dir / f"{tag}.harness"
-        objs = [self._built(), self.dir / "tramp.o", renamed, *([table] if table else []), *self.support]
+        objs: list[str | os.PathLike] = [
+            self._built(),
+            self.dir / "tramp.o",
+            renamed,
+            *([table] if table else []),
+            *self.support,
+        ]
         build.link(objs, exe, extra=self.link_flags)
         return exe
 
