@@ -86,8 +86,11 @@ static uint64_t __attribute__((unused)) sc_hash_deep(uint64_t h, const sc_input 
 
 def pointer_fields(plan: Plan) -> list[str]:
     """For each struct parameter with pointer fields, `sc_nullptrs<k>(p)`: set them to NULL. Inputs get NULL
-    there, and both harnesses clear them again before comparing: addresses differ between processes, so
-    what a function writes through its pointers is compared, never pointer values themselves."""
+    there. Before comparing, `sc_tagptrs<k>(p)`: a field pointing into a block the call allocated is which
+    block and where, one into the program (a function: an object's method; a const table) that place
+    (sc_heap.h's sc_mapped_word), any other NULL: addresses differ between processes, so what a function
+    writes through its pointers is compared, and which of the program's functions it leaves (a wrong method
+    passed 100,000 inputs), never other pointer values themselves."""
     out = []
     for k, p in enumerate(plan.params):
         if p.null_offsets:
@@ -96,6 +99,12 @@ def pointer_fields(plan: Plan) -> list[str]:
                 f"static void sc_nullptrs{k}(void *p) {{ for (size_t t = 0; t < sizeof sc_ptr{k} / sizeof sc_ptr{k}[0]; t++)"
                 f" {{ uint64_t w, off; memcpy(&w, (char *)p + sc_ptr{k}[t], 8); int b = sc_heap_find(w, &off);"
                 f" w = b < 0 ? 0 : sc_heap_tag((unsigned)b, off); memcpy((char *)p + sc_ptr{k}[t], &w, 8); }} }}"
+            )
+            out.append(  # before comparing: one into the program (a method, a const table) is that place too
+                f"static void sc_tagptrs{k}(void *p) {{ for (size_t t = 0; t < sizeof sc_ptr{k} / sizeof sc_ptr{k}[0]; t++)"
+                f" {{ uint64_t w, off; memcpy(&w, (char *)p + sc_ptr{k}[t], 8); int b = sc_heap_find(w, &off);"
+                f" w = b >= 0 ? sc_heap_tag((unsigned)b, off) : sc_in_image(w) ? sc_mapped_word(w) : 0;"
+                f" memcpy((char *)p + sc_ptr{k}[t], &w, 8); }} }}"
             )
     # pointer fields given one of the file's own const structs (trees.c's stat_desc): by their global aliases
     aliases = sorted({n for p in plan.params for _, inst in p.statics for n, _ in inst})
@@ -117,7 +126,8 @@ def pointer_fields(plan: Plan) -> list[str]:
                 f"    for (size_t t = 0; in->pv[{k}] && t < sizeof sc_ptr{k} / sizeof sc_ptr{k}[0]; t++) {{"
                 f" unsigned char *f = (unsigned char *)in->pv[{k}] + sc_ptr{k}[t]; memcpy(&w, f, 8);"
                 " if (sc_deep_find(in, at, w, &off) < 0) { int hb = sc_heap_find(w, &off);"
-                " w = hb < 0 ? 0 : sc_heap_tag((unsigned)hb, off); memcpy(f, &w, 8); } }"
+                " w = hb >= 0 ? sc_heap_tag((unsigned)hb, off) : sc_in_image(w) ? sc_mapped_word(w) : 0;"
+                " memcpy(f, &w, 8); } }"
             )
     out.append("}")
     return out

@@ -221,16 +221,45 @@ static inline int sc_heap_find(uint64_t w, uint64_t *off) {
 /* A pointer into a block as a value that is the same in every process: (block, offset). */
 static inline uint64_t sc_heap_tag(unsigned b, uint64_t off) { return (0x5CA5ULL << 48) ^ ((uint64_t)b << 40) ^ off; }
 
+/* The harness's functions (verify/statics_table.py's write_codemap: offset, end, name hash), read with the
+ * mappings where the harness names its file (sc_codemap_path): a word that points into code is the function
+ * it points into and where, the same in every build. */
+extern char __executable_start[], _end[];
+static const char *sc_codemap_path;
+static uint64_t *sc_code, sc_ncode;
+static void sc_read_codemap(void) {
+    if (!sc_codemap_path) return;
+    char path[4096];
+    if (snprintf(path, sizeof path, "%s.codemap", sc_codemap_path) >= (int)sizeof path) return;
+    FILE *f = fopen(path, "rb");
+    if (!f) return;
+    uint64_t n = 0;
+    if (fread(&n, 8, 1, f) == 1 && n && n < (1u << 24) && (sc_code = malloc(n * 24)) != NULL) {
+        if (fread(sc_code, 24, n, f) == n) sc_ncode = n;
+    }
+    fclose(f);
+}
+static inline int sc_code_word(uint64_t w, uint64_t *tag) {
+    uint64_t off = w - (uint64_t)(uintptr_t)__executable_start, lo = 0, hi = sc_ncode;
+    while (lo < hi) { /* the last function starting at or below off */
+        uint64_t mid = (lo + hi) / 2;
+        if (sc_code[3 * mid] <= off) lo = mid + 1; else hi = mid;
+    }
+    if (!lo || off >= sc_code[3 * (lo - 1) + 1]) return 0;
+    const uint64_t *e = sc_code + 3 * (lo - 1);
+    *tag = (0x5CA8ULL << 48) ^ ((e[2] ^ (off - e[0]) * 0x9E3779B97F4A7C15ULL) & 0xffffffffffffULL);
+    return 1;
+}
 /* The process's readable mappings, read once before the sandbox (sc_read_maps): what a word that is
  * not a pointer into the call's own memory points to. */
 #define SC_MAXMAPS 512
 static uint64_t sc_map_lo[SC_MAXMAPS], sc_map_hi[SC_MAXMAPS];
 static unsigned sc_nmaps;
 static uint64_t sc_maps_lo = ~0ULL, sc_maps_hi; /* below and above every mapping: most words of random bytes */
-extern char __executable_start[], _end[];
 
 static void sc_read_maps(void) {
     sc_cb_init();
+    sc_read_codemap();
     FILE *f = fopen("/proc/self/maps", "r");
     char line[512];
     if (!f) return;
@@ -266,6 +295,8 @@ static inline uint64_t sc_mapped_word(uint64_t w) {
     if (b >= 0) return sc_heap_tag((unsigned)b, off);
     int m = sc_map_of(w);
     if (m < 0) return w;
+    uint64_t code;
+    if (sc_ncode && sc_in_image(w) && sc_code_word(w, &code)) return code;
     if (sc_in_image(w) && w + 16 <= sc_map_hi[m]) {
         uint64_t h = 0xcbf29ce484222325ULL;
         for (int i = 0; i < 16; i += 8) {

@@ -254,6 +254,7 @@ static int sc_abort_path(const siginfo_t *si, const void *ctx) {
 
 static void sc_on_sigsys(int sig, siginfo_t *si, void *ctx) {
     (void)sig;
+    if (sc_in_call && sc_emulated_syscall(si, ctx)) return; /* getrandom, answered as sc_files.h's */
     if (sc_in_call && sc_abort_path(si, ctx)) {
         sc_in_call = 0;
         siglongjmp(sc_jmp, SIGABRT);
@@ -679,6 +680,7 @@ static inline __attribute__((always_inline)) void sc_repeat(sc_input *in) {
 
 int main(int argc, char **argv) {
     sc_layout(argv);
+    sc_codemap_path = argv[0]; /* its functions by name (sc_heap.h), read with the mappings */
     sc_long_ok = 1; /* its few long inputs (inputs_c.py) */
     sc_install_handlers();
     sc_call_stack_init();

@@ -17,6 +17,7 @@ three results are compared here, outside the timed process
 from __future__ import annotations
 
 import os
+import signal
 import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -223,7 +224,7 @@ class InterleavedTimer:
                 f"a timing run took over {limit:.0f}s: single calls are too slow "
                 f"to time; bound the inputs (--bound {self.s.name}.PARAM=LOW:HIGH)"
             )
-        if r.killed_by_seccomp:
+        if r.killed_by_seccomp or r.returncode == 128 + signal.SIGSYS:  # the filter's kill, or sc_timing.h's
             raise TimingError("made a forbidden system call while being timed")
         if r.returncode != 0:
             rc = r.returncode

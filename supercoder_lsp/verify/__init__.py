@@ -98,7 +98,10 @@ change to what is checked (screens, harness inputs, ABI checks, comparisons, tim
 #    sixteen of +0, -0 and one number of one sign.
 #    41: every primed input runs warm (was one in two); the function's own statics are compared variable by
 #    variable by name (verify/statics_table.py), not as the section's raw bytes (a table aligned wider by
-#    -march=native was wrong-output).
+#    -march=native was wrong-output); random numbers from the system (getrandom, arc4random) given per input
+#    alike to both builds; pointers a call leaves into the program (a method, a const table) compared as the
+#    function or place they point to (a wrong method passed; every build of a parser that gives its objects
+#    methods differed from -O3 by the address alone).
 VERIFIER_VERSION = 41
 
 # What verification does not establish, said next to every claim (the CLI's notes, the JSON report).

@@ -20,7 +20,7 @@ from .harness_c import render_verify
 from .layout import caller_draw
 from .program_state import render_snapshots
 from .records import BASELINE_SECONDS, MODE_RANDOM_GLOBALS, SHORT_INPUT_MS, Records
-from .statics_table import table_object
+from .statics_table import table_object, write_codemap
 
 HARNESS_SYMBOL = "sc_fn"
 _COMPILING: dict[str, threading.Lock] = {}  # FunctionHarness._object: one compile of an object at a time
@@ -208,14 +208,17 @@ class HarnessBase:
         rename_symbol(impl_obj, renamed, self.name, HARNESS_SYMBOL)
         table = table_object(renamed, self.name, self.dir / f"{tag}.statics.o")
         exe = self.dir / f"{tag}.harness"
+        # the rest of the file before the function: its code and tables lie at the same addresses in every
+        # build, so a pointer the call leaves to one of its functions (an object's method) is the same word
         objs: list[str | os.PathLike] = [
             self._built(),
             self.dir / "tramp.o",
+            *self.support,
             renamed,
             *([table] if table else []),
-            *self.support,
         ]
         build.link(objs, exe, extra=self.link_flags)
+        write_codemap(exe)
         return exe
 
     def link_original(self, obj: Path, tag: str, extra: tuple[str, ...] = ()) -> Path:
@@ -223,6 +226,7 @@ class HarnessBase:
         `sc_fn` (verify/coverage.py); raises BuildError."""
         exe = self.dir / f"{tag}.harness"
         build.link([self._built(), self.dir / "tramp.o", obj], exe, extra=extra)
+        write_codemap(exe)
         return exe
 
     def build_original(self, base_obj: Path) -> Path:

@@ -86,7 +86,7 @@ def _hash_buffers(plan: Plan) -> str:
     parts = ["uint64_t h = 0xcbf29ce484222325ULL;", "if (in->deep) { sc_clear_loose(in); return sc_hash_deep(h, in); }"]
     for k, p in enumerate(plan.params):
         if p.null_offsets:
-            parts.append(f"if (in->pv[{k}]) sc_nullptrs{k}(in->pv[{k}]);")
+            parts.append(f"if (in->pv[{k}]) sc_tagptrs{k}(in->pv[{k}]);")
         if p.role in ("array", "cstring"):
             parts.append(f'sc_dump_label = "{p.name}";')
         if p.role == "array" and p.element.role == "float" and not p.record:

@@ -3,9 +3,11 @@ candidate's verdict, and why an original cannot be checked by the function harne
 
 from __future__ import annotations
 
+import functools
 import re
 import struct
 from dataclasses import dataclass
+from pathlib import Path
 
 from ..harness.contract import (
     CRASHED,
@@ -110,6 +112,18 @@ class OutsideDomain(RuntimeError):
 
 
 SYSCALL_NAMES = {0: "read", 1: "write", 2: "open", 9: "mmap", 12: "brk", 39: "getpid", 257: "openat", 318: "getrandom"}
+UNISTD = Path("/usr/include/x86_64-linux-gnu/asm/unistd_64.h")  # the kernel's names (linux-libc-dev), where present
+
+
+@functools.lru_cache(maxsize=1)
+def syscall_names() -> dict[int, str]:
+    names = dict(SYSCALL_NAMES)
+    try:
+        for m in re.finditer(r"^#define __NR_(\w+) (\d+)$", UNISTD.read_text(), re.M):
+            names.setdefault(int(m.group(2)), m.group(1))
+    except OSError:
+        pass
+    return names
 
 
 def forbidden_call(r: Records) -> bool:
@@ -125,7 +139,7 @@ def forbidden_syscall(r: Records) -> str | None:
     if not (named or r.run.returncode == EXIT_SYSCALL or r.run.killed_by_seccomp):
         return None
     n = (int(m.group(1)) if m else int(what or 0)) if named else -1
-    name = SYSCALL_NAMES.get(n, f"number {n}" if named else "which, the run did not say")
+    name = syscall_names().get(n, f"number {n}") if named else "which, the run did not say"
     why = (
         "its results depend on random numbers the system gives, so no two runs can be compared"
         if name == "getrandom"

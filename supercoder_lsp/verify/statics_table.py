@@ -7,7 +7,9 @@ objects carry no sizes (hand-written assembly without `.size`) gets no table and
 
 from __future__ import annotations
 
+import hashlib
 import re
+import struct
 from pathlib import Path
 
 from elftools.elf.elffile import ELFFile
@@ -60,3 +62,26 @@ def table_object(obj: Path, function: str, out: Path) -> Path | None:
     )
     build.assemble(text, out)
     return out
+
+
+def write_codemap(exe: Path) -> None:
+    """`exe`.codemap: each function of the linked harness (offset from the image's start, end, a hash of its
+    name), by offset, which sc_heap.h reads before the sandbox: a pointer the call leaves into code (an
+    object's method, the rest of the file's function) is compared as the function it points into and where,
+    not as its address or bytes, which differ from build to build (a cold part placed first moves them)."""
+    rows = []
+    with exe.open("rb") as f:
+        elf = ELFFile(f)
+        symtab = elf.get_section_by_name(".symtab")
+        if isinstance(symtab, SymbolTableSection):
+            base = next((s["st_value"] for s in symtab.iter_symbols() if s.name == "__executable_start"), 0)
+            for s in symtab.iter_symbols():
+                if s["st_info"]["type"] == "STT_FUNC" and s["st_size"] and s["st_value"] >= base:
+                    name = hashlib.blake2b(s.name.encode(), digest_size=8).digest()
+                    lo = s["st_value"] - base
+                    rows.append((lo, lo + s["st_size"], int.from_bytes(name, "little")))
+    rows.sort()
+    data = struct.pack("<Q", len(rows)) + b"".join(struct.pack("<QQQ", *r) for r in rows)
+    tmp = Path(f"{exe}.codemap.tmp")
+    tmp.write_bytes(data)
+    tmp.replace(f"{exe}.codemap")
