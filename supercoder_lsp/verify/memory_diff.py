@@ -5,6 +5,7 @@ that only says "what it leaves in memory differs" cannot be checked by hand."""
 
 from __future__ import annotations
 
+import errno
 import struct
 from pathlib import Path
 
@@ -55,6 +56,9 @@ def first_difference(
                 f"what it prints differs from byte {k:,} on: the original {_text(a[k : k + 40])}, "
                 f"this {_text(b[k : k + 40])}"
             )
+        if label == "errno" and len(a) == len(b) == 4:
+            va, vb = (int.from_bytes(x, "little", signed=True) for x in (a, b))
+            return f"the original leaves errno {_errno(va)} after the call, this {_errno(vb)}"
         if label == "fp-flags":
             return fp_flags_words(int.from_bytes(a, "big"), int.from_bytes(b, "big"))
         where = _region_name(plan, label, idx)
@@ -74,6 +78,11 @@ def first_difference(
         more = "this one" if len(got) > len(base) else "the original"
         return f"{more} leaves more regions to compare ({', '.join(extra)}): a block allocated, or a buffer more"
     return ""
+
+
+def _errno(v: int) -> str:
+    name = errno.errorcode.get(v)
+    return f"{v} ({name})" if name else str(v)
 
 
 FP_FLAGS = (

@@ -35,3 +35,12 @@ def test_a_pointer_to_a_function_of_the_program_is_compared_as_that_function(tmp
     assert got["methods_cold"][1] not in ("wrong-output", "crash", "unsafe"), got
     assert got["methods_wrong"][:2] == ("rejected", "wrong-output"), got
     assert "key=0" in got["methods_wrong"][2], got
+
+
+def test_errno_after_the_call_is_compared(tmp_path):
+    """A parser that drops strtoul's ERANGE (errno put back as it was) returned the same values and was
+    accepted: errno starts drawn and is compared after every call, and the finding says both values."""
+    res = pipeline_on_rewrites(tmp_path, SYS / "parse_dec.c", "parse_dec", SYS / "parse_dec_keeps_errno.c")
+    status, reason, detail = _verdicts(res)["parse_dec_keeps_errno"]
+    assert (status, reason) == ("rejected", "wrong-output"), detail
+    assert "errno 34 (ERANGE)" in detail, detail
