@@ -36,6 +36,7 @@ typedef struct {
     unsigned char *fence;     /* the stack fence (0: none yet) */
     int cpu_avx, cpu_avx512;  /* which registers the scrub clears */
     unsigned mxcsr0;          /* the SSE control word a pass starts with */
+    int finding_dirty;        /* sc_find_dirty's pass: what the original wrote is seen before any restore */
 #ifdef SC_FRESH
 #define SC_CHUNK 4096
 #define SC_DIRTY_MAX (1 << 16)
@@ -66,7 +67,17 @@ static void sc_protect(int ro) {
  * call that writes a few bytes beside a 64 KiB region does not copy the region each time. The list of
  * chunks lives in the driver's read-only state. */
 #ifdef SC_FRESH
+/* SC_FRESH_PASS (a function that writes its buffers, generated inputs): the same restore, after each pass over
+ * the inputs (each input once in a pass) instead of before each call, outside the time; a pass is timed whole.
+ * Called over and over on what the last call left, an in-place rewrite fast only on text it had already
+ * upper-cased was timed "2.44x faster" where it was 1.32x slower on text as drawn. */
+#ifdef SC_FRESH_PASS
+#define SC_FRESH_ON 0
+#define SC_FRESH_PASS_ON 1
+#else
 #define SC_FRESH_ON 1
+#define SC_FRESH_PASS_ON 0
+#endif
 /* SC_FRESH_ALL (InterleavedTimer, where the original's own copies did not agree called over and over on what
  * the last call left: cJSON's print_value grows its printbuffer's offset, lz4's LZ4F_decompress crashed on
  * its second call): every input is restored, not only the deep ones; the verifier saw each call on its
@@ -114,7 +125,9 @@ static uint64_t sc_batch(int f, long reps);
  * restored. Every input's chunks are the same in the three copies (slot j holds the same call in each). */
 static void sc_find_dirty(void) {
     SU.s.m_used = SC_M;
+    SU.s.finding_dirty = 1;
     sc_batch(0, 1);
+    SU.s.finding_dirty = 0;
     const sc_input *in0 = 0;
     for (int k = 0; k < 3; k++) if (SU.s.fn[k] == sc_t0) in0 = SU.s.slot[k];
     uint32_t n = 0;
@@ -139,6 +152,7 @@ static void sc_find_dirty(void) {
 }
 #else
 #define SC_FRESH_ON 0
+#define SC_FRESH_PASS_ON 0
 static inline void sc_restore(const sc_input *in) { (void)in; }
 static inline void sc_take_snaps(size_t pad) { (void)pad; }
 static inline void sc_find_dirty(void) {}
@@ -263,6 +277,7 @@ static inline void sc_sink_off(void) {
                 if (sc_io_used) sc_io_begin((uint64_t)j + 1);                         \
             }                                                                         \
             if (!SC_FRESH_ON) calls_ns += sc_now_ns() - p_;                           \
+            if (SC_FRESH_PASS_ON && !SU.s.finding_dirty) for (int j = 0; j < m; j++) sc_restore(&in0[j]); \
             sc_scrub(); /* outside the time: nothing a pass left reaches the next */  \
             sc_slack_wipe(); /* nor past a copy's end, in malloc's spare bytes */       \
             if (sc_sink) rewind(sc_sink);                                             \

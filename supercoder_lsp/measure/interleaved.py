@@ -101,9 +101,14 @@ class InterleavedTimer:
             self._compile()
 
     def _render(self, fresh: bool) -> None:
-        self._driver(fresh)[0].write_text(
-            render_timing(self.s.plan, self.s.seed, self.s.recorded, self._blob, fresh=fresh)
-        )
+        self._driver(fresh)[0].write_text(self._text(fresh))
+
+    def _text(self, fresh: bool) -> str:
+        """The driver's C; a function that writes its buffers has each pass start from the inputs as drawn
+        (sc_timing.h SC_FRESH_PASS)."""
+        writes = any(p.role in ("array", "cstring") and not p.ctype.startswith("const") for p in self.s.plan.params)
+        pass_fresh = writes or bool(owned_sizes(self.s.plan))
+        return render_timing(self.s.plan, self.s.seed, self.s.recorded, self._blob, fresh=fresh, pass_fresh=pass_fresh)
 
     def _driver(self, fresh: bool) -> tuple[Path, Path]:
         """The source and object of the driver, fresh or not."""
@@ -146,7 +151,7 @@ class InterleavedTimer:
         src, obj = self._driver(fresh)
         own = f"{threading.get_ident()}.{'low' if low else 'now'}"
         own_src, own_obj = src.with_suffix(f".{own}.c"), obj.with_suffix(f".{own}.o")
-        own_src.write_text(render_timing(self.s.plan, self.s.seed, self.s.recorded, self._blob, fresh=fresh))
+        own_src.write_text(self._text(fresh))
         build.run_tool(
             ["gcc", "-O2", "-g0", "-w", "-I", str(include_dir()), "-c", str(own_src), "-o", str(own_obj)],
             "compile timing harness",

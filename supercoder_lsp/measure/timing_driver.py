@@ -34,12 +34,20 @@ static void sc_slack_wipe(void) {
 
 
 def render_timing(
-    plan: Plan, seed: int, recorded: RecordedInputs | None = None, blob: Path | None = None, fresh: bool = False
+    plan: Plan,
+    seed: int,
+    recorded: RecordedInputs | None = None,
+    blob: Path | None = None,
+    fresh: bool = False,
+    pass_fresh: bool = False,
 ) -> str:
     """The timing driver for one function: the generated hooks of harness/sc_timing.h. With the
     program's recorded calls (`recorded`, their bytes in the file `blob`), those are the inputs timed.
     `fresh`: every call starts from its input as drawn, not from what the last call left (SC_FRESH), the
-    generated inputs' buffers too."""
+    generated inputs' buffers too. `pass_fresh`: the same, restored after each pass over the inputs (each
+    input once in a pass) rather than before each call, so a pass is timed whole (SC_FRESH_PASS)."""
+    fresh_pass = pass_fresh and not fresh and not _fresh(recorded)
+    fresh = fresh or fresh_pass
     ret = ret_ctype(plan)
     types, vals = call_args(plan, poison=False)
     proto = ", ".join(types)
@@ -80,6 +88,7 @@ def render_timing(
 #define SC_M {_slots(plan, recorded, fresh)}
 {"#define SC_FRESH 1" if fresh or _fresh(recorded) else ""}
 {"#define SC_FRESH_ALL 1" if fresh else ""}
+{"#define SC_FRESH_PASS 1" if fresh_pass else ""}
 extern {ret} sc_t0({proto}); /* one declaration each: `T *a(), b()` makes b return T, not a pointer */
 extern {ret} sc_t1({proto});
 extern {ret} sc_t2({proto});
