@@ -218,7 +218,7 @@ static inline __attribute__((always_inline)) void sc_scrub(void) {
     __asm__ volatile("rep stosb" : "+D"(d), "+c"(n) : "a"(0) : "memory");
     if (SU.s.cpu_avx512)
         __asm__ volatile(".irp r,16,17,18,19,20,21,22,23,24,25,26,27,28,29,30,31\n\tvpxord %%zmm\\r, %%zmm\\r, %%zmm\\r\n\t.endr\n\t"
-                         ".irp k,1,2,3,4,5,6,7\n\tkxorw %%k\\k, %%k\\k, %%k\\k\n\t.endr" ::: "memory");
+                         ".irp k,0,1,2,3,4,5,6,7\n\tkxorw %%k\\k, %%k\\k, %%k\\k\n\t.endr" ::: "memory");
     if (SU.s.cpu_avx)
         __asm__ volatile("vzeroall" ::: "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9",
                          "xmm10", "xmm11", "xmm12", "xmm13", "xmm14", "xmm15", "memory");

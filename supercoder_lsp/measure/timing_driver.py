@@ -33,6 +33,23 @@ static void sc_slack_wipe(void) {
 }"""
 
 
+def _call_body(plan: Plan, ret: str) -> str:
+    """SC_CALL's body: the call, its result folded into `acc`."""
+    _, vals = call_args(plan, poison=False)
+    call = f"(fn)({', '.join(vals)})"
+    if plan.ret and plan.ret.role in ("pointer", "string"):  # addresses differ between the copies
+        return f"{{ acc = acc * 31 + ({call} != 0); }}"
+    if plan.ret and plan.ret.role == "float":  # bit for bit, every NaN as one (which NaN two give is not
+        # IEEE 754's to say; the verifier compares them exactly where no two NaNs meet: inputs_c.sc_nans_meet)
+        return (
+            f'{{ {ret} v_ = {call}; if (v_ != v_) v_ = __builtin_nan(""); uint64_t b_ = 0;'
+            " memcpy(&b_, &v_, sizeof v_); acc = acc * 31 + b_; }"
+        )
+    if plan.ret:  # results folded bit for bit
+        return f"{{ {ret} v_ = {call}; uint64_t b_ = 0; memcpy(&b_, &v_, sizeof v_); acc = acc * 31 + b_; }}"
+    return f"{{ {call}; acc++; }}"
+
+
 def render_timing(
     plan: Plan,
     seed: int,
@@ -49,21 +66,9 @@ def render_timing(
     fresh_pass = pass_fresh and not fresh and not _fresh(recorded)
     fresh = fresh or fresh_pass
     ret = ret_ctype(plan)
-    types, vals = call_args(plan, poison=False)
+    types, _ = call_args(plan, poison=False)
     proto = ", ".join(types)
-    call = f"(fn)({', '.join(vals)})"
-    if plan.ret and plan.ret.role in ("pointer", "string"):  # addresses differ between the copies
-        body = f"{{ acc = acc * 31 + ({call} != 0); }}"
-    elif plan.ret and plan.ret.role == "float":  # bit for bit, every NaN as one (which NaN two give is not
-        # IEEE 754's to say; the verifier compares them exactly where no two NaNs meet: inputs_c.sc_nans_meet)
-        body = (
-            f'{{ {ret} v_ = {call}; if (v_ != v_) v_ = __builtin_nan(""); uint64_t b_ = 0;'
-            " memcpy(&b_, &v_, sizeof v_); acc = acc * 31 + b_; }"
-        )
-    elif plan.ret:  # results folded bit for bit
-        body = f"{{ {ret} v_ = {call}; uint64_t b_ = 0; memcpy(&b_, &v_, sizeof v_); acc = acc * 31 + b_; }}"
-    else:
-        body = f"{{ {call}; acc++; }}"
+    body = _call_body(plan, ret)
     hashes, copies = [], []
     for k, p in enumerate(plan.params):
         if p.role in ("array", "cstring"):

@@ -57,8 +57,8 @@ def first_difference(
                 f"this {_text(b[k : k + 40])}"
             )
         if label == "errno" and len(a) == len(b) == 4:
-            va, vb = (int.from_bytes(x, "little", signed=True) for x in (a, b))
-            return f"the original leaves errno {_errno(va)} after the call, this {_errno(vb)}"
+            ea, eb = (int.from_bytes(x, "little", signed=True) for x in (a, b))
+            return f"the original leaves errno {_errno(ea)} after the call, this {_errno(eb)}"
         if label == "fp-flags":
             return fp_flags_words(int.from_bytes(a, "big"), int.from_bytes(b, "big"))
         where = _region_name(plan, label, idx)
