@@ -252,7 +252,7 @@ def _number_drawn(k: int, p: ParamPlan) -> list[str]:
     if not _texty(p):
         return []
     return [
-        f"    char num{k}[48]; size_t nl{k} = 0; if (!edge && !sc_long_for(i) && (sc_mix(i ^ (0xdec1ULL + {k})) & 15) == 0) {{"
+        f"    char num{k}[96]; size_t nl{k} = 0; if (!edge && !sc_long_for(i) && (sc_mix(i ^ (0xdec1ULL + {k})) & 15) == 0) {{"
         f" sc_rng nr = {{ sc_mix(i ^ (0xdec2ULL + {k})) }}; nl{k} = sc_number_text(&nr, num{k});"
         f" if (nl{k} >= {p.lo or 0} && nl{k} <= {p.max_len}) L{k} = nl{k}; }}"
     ]

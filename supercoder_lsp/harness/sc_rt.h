@@ -55,15 +55,18 @@ static inline const char *sc_text_word(sc_rng *r, const char *const *words, size
     return words[sc_below(r, nw)];
 }
 /* A decimal number near an edge programs parse at (2^8, 2^15, 2^16, 2^31, 2^32, 2^63, 2^64, a power of ten up
- * to 10^20), two below to two above it, one time in eight after a '-' and one in eight a '+', one in four after
- * leading zeros, one in four followed by a character that ends it; written to `out` (48 bytes), its length
- * returned. A parser wrong just past 4294967295 passed: text was words, and a candidate's constants were
- * written as raw bytes, never as digits */
+ * to 10^20, and 2^24, 2^34, 2^44, 2^53, 2^54, where a unit's 2^10, 2^20, 2^30 or 2^40 takes it past 2^63 or
+ * 2^64), two below to two above it, one time in eight after a '-' and one in eight a '+', one in four after
+ * leading zeros (as many as 40), one in four followed by a character that ends it (a unit letter among them:
+ * "64K", "9007199254740992K"); written to `out` (96 bytes), its length returned. A parser wrong just past
+ * 4294967295 passed: text was words, and a candidate's constants were written as raw bytes, never as digits;
+ * a size parser wrong past 2^63 with a unit, or after 13 zeros, passed too */
 static inline size_t sc_number_text(sc_rng *r, char *out) {
     static const char *const bases[] = {
         "256", "32768", "65536", "2147483648", "4294967296", "9223372036854775808", "18446744073709551616",
         "10", "100", "1000", "10000", "100000", "1000000", "10000000", "100000000", "1000000000", "10000000000",
         "1000000000000000000", "10000000000000000000", "100000000000000000000",
+        "16777216", "17179869184", "17592186044416", "9007199254740992", "18014398509481984",
     };
     unsigned __int128 v = 0;
     for (const char *b = bases[sc_below(r, sizeof bases / sizeof *bases)]; *b; b++) v = v * 10 + (unsigned)(*b - '0');
@@ -75,9 +78,9 @@ static inline size_t sc_number_text(sc_rng *r, char *out) {
     uint64_t sign = sc_below(r, 8);
     if (sign == 0) out[k++] = '-';
     else if (sign == 1) out[k++] = '+';
-    if (sc_below(r, 4) == 0) for (uint64_t z = 1 + sc_below(r, 12); z--;) out[k++] = '0';
+    if (sc_below(r, 4) == 0) for (uint64_t z = 1 + sc_below(r, sc_below(r, 2) ? 12 : 40); z--;) out[k++] = '0';
     while (n) out[k++] = dig[--n];
-    if (sc_below(r, 4) == 0) out[k++] = " ,.x\n"[sc_below(r, 5)];
+    if (sc_below(r, 4) == 0) out[k++] = " ,.x\nkKMGTbe%"[sc_below(r, 13)];
     out[k] = 0;
     return k;
 }

@@ -130,6 +130,14 @@ def test_statics_are_compared_variable_by_variable_wherever_a_build_lays_them_ou
     assert "first at byte 91 of 'table'" in chk.detail, chk.detail
 
 
+def test_numbers_in_text_come_padded_with_many_zeros_and_with_units(tmp_path):
+    """Numbers in text had at most 12 leading zeros and no unit after them: a size parser wrong past 33 digits
+    (zeros padding "64K") passed; as did one wrong past 2^63 with a unit (audit 11)."""
+    h, chk = verdict(tmp_path, "size_unit.c", "size_unit_long_zeros.c", "size_unit")
+    assert (chk.ok, chk.reason) == (False, "wrong-output"), chk.detail
+    assert 'size_unit(s="00000000000' in chk.detail, chk.detail
+
+
 def test_a_write_before_the_start_of_a_buffer_crashes(tmp_path):
     h, cut = make_harness(tmp_path, FIX / "funcs" / "scale.c", "scale")
     # v[i] *= k, and v[-1] rewritten with its own value: harmless unless the page before v is guarded
