@@ -138,9 +138,15 @@ LIMITS = (
     "a result",
     "concurrent calls are not checked: two threads in the function at once, or a signal handler that calls it "
     "while it runs (a rewrite that sets its ready flag before it fills the table it guards passes)",
+    "the C library's own state is neither varied nor compared: every check runs in the C locale (a rewrite "
+    "that upper-cases ASCII only is right there and wrong under a program's setlocale), and state libc keeps "
+    "for the next call (strtok's position, rand's seed) is not seen; errno is compared (drawn before the call), "
+    "and random numbers from the system (getrandom, arc4random) are drawn per input, the same for both builds",
+    "inputs longer than the -O3 original finishes within its time limit are not checked: a rewrite of a "
+    "quadratic original wrong only past the lengths it finishes (a 32-bit total past 92,682 elements) passes",
     "state kept from call to call: on one input in sixteen the function runs first one to three times on a "
     "neighbour of the input (one bit of its buffers flipped), so a memo keyed on part of its input is stale "
-    "there, and on half of those the call finds the globals as those calls left them (warm: a table built on "
+    "there, and the call after them finds the globals as those calls left them (warm: a table built on "
     "first use); every other call starts from the globals' first state; in a candidate's runs the first random input is called up to 1,000,000 times in a row (fewer "
     "where they take over a second of its CPU time, as many on a busy machine) right before its recorded call, from the same frame, the second half of "
     "them on a neighbour (eight bits flipped), so a count of calls is seen up to there and a memo that waits "
@@ -161,8 +167,9 @@ LIMITS = (
     "pthread_cancel, a backtrace)",
     "pointer-valued globals keep their initial values",
     "a struct parameter's pointer fields are NULL in generated inputs; the program's recorded calls bring the "
-    "memory they reach (64 KiB a region, 1 MiB a call, depth 2), compared as (buffer, offset); a pointer to memory not kept "
-    "and pointers the function stores in a struct field to memory outside its buffers are not compared",
+    "memory they reach (64 KiB a region, 1 MiB a call, depth 2), compared as (buffer, offset); a pointer the "
+    "function stores in a struct field is compared where it points into a block the call allocated or into "
+    "the program (a function by name, a table by its bytes); one to other memory outside its buffers is not",
     "where the program's recorded calls run whole, generated inputs on which the -O3 original reads past its "
     "buffers are left out (counted in the report): a candidate is checked there only on the calls the program makes "
     "and the generated inputs the original stays inside",
