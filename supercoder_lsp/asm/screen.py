@@ -28,6 +28,9 @@ from .parse import code_segments
 
 # bcmp: what clang makes of memcmp(...) == 0
 PURE_LIBC = frozenset({"memcpy", "memmove", "memset", "memcmp", "bcmp", "strlen", "strcmp", "__stack_chk_fail"})
+# working memory a rewrite allocates and frees (a merge sort's buffer where the original counted in place): the
+# harness tracks every block a call allocates, and one left allocated or freed amiss differs from the original's
+HEAP_LIBC = frozenset({"malloc", "calloc", "realloc", "free"})
 # what gcc's bit builtins turn into where the flags do not enable the instruction (libgcc, pure)
 LIBGCC_BITS = frozenset(
     f"__{op}{mode}2" for op in ("popcount", "parity", "clz", "ctz", "ffs", "bswap") for mode in ("si", "di")
@@ -338,7 +341,7 @@ def screen(candidate: str, original: str, *, extra_symbols: set[str] | frozenset
     """Reasons the candidate is unsafe (empty when it passes), each naming its line."""
     cand, orig = profile(candidate), profile(original)
     problems = list(cand.findings)
-    allowed = orig.symbols | orig.defined | PURE_LIBC | LIBGCC_BITS | set(extra_symbols)
+    allowed = orig.symbols | orig.defined | PURE_LIBC | HEAP_LIBC | LIBGCC_BITS | set(extra_symbols)
     for sym in sorted(cand.symbols - allowed):
         if sym.startswith(".L"):
             continue  # an undefined local label fails to assemble on its own

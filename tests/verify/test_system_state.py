@@ -44,3 +44,15 @@ def test_errno_after_the_call_is_compared(tmp_path):
     status, reason, detail = _verdicts(res)["parse_dec_keeps_errno"]
     assert (status, reason) == ("rejected", "wrong-output"), detail
     assert "errno 34 (ERANGE)" in detail, detail
+
+
+def test_a_rewrite_may_allocate_working_memory_it_frees(tmp_path):
+    """A rewrite with a table it allocates and frees was refused ("references 'malloc', which the original
+    function does not use"; an honest merge sort of a quadratic count, audit 11): every block a call allocates
+    is tracked, so one that keeps its table is the finding."""
+    res = pipeline_on_rewrites(tmp_path, SYS / "distinct_bytes.c", "distinct_bytes", SYS / "distinct_bytes_table.c",
+                               SYS / "distinct_bytes_leak.c")  # fmt: skip
+    got = _verdicts(res)
+    assert got["distinct_bytes_table"][1] not in ("wrong-output", "crash", "unsafe"), got
+    assert got["distinct_bytes_leak"][:2] == ("rejected", "wrong-output"), got
+    assert "leaves memory allocated" in got["distinct_bytes_leak"][2], got
