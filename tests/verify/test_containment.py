@@ -49,7 +49,6 @@ UNSAFE = [
     "macro-syscall",
     "incbin",
     "call-exit",
-    "call-malloc-loop",
     "harness-data",
     "init-array",
     "wx-section",
@@ -68,6 +67,9 @@ UNSAFE = [
     "global-offset-reach",
 ]
 EXPECTED.update({name: {"unsafe"} for name in UNSAFE})
+# a rewrite may allocate working memory: one that allocates without bound gets NULL past 16 MiB, and its loop
+# runs out of time, contained
+EXPECTED["call-malloc-loop"] = {"timeout"}
 
 
 def tree_digest(root: Path) -> str:
@@ -136,7 +138,7 @@ def test_hostile_corpus_is_rejected_and_nothing_escapes(tmp_path, canary):
     assert not wrong, wrong
     details = {c["label"]: c["detail"] for c in fn["candidates"]}
     assert "syscall" in details["sys-unlink"] and "line" in details["sys-unlink"]
-    assert "'exit'" in details["call-exit"] and "'malloc'" in details["call-malloc-loop"]
+    assert "'exit'" in details["call-exit"]
     assert fn["best"]["label"] == "good-popcnt"
     # nothing outside the scratch directories changed, nothing is left running
     assert tree_digest(canary) == before
